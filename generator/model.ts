@@ -1,0 +1,184 @@
+/**
+ * The schema model: what the generator knows about a message after parsing and validation.
+ *
+ * Mirrors Apache Kafka's generator model (`MessageSpec`, `StructSpec`, `FieldSpec`, `Versions`)
+ * with every reference resolved: a field's struct type points at its `StructSpec`, defaults are
+ * parsed for their type, and version ranges are numbers. Emitters read this model only.
+ */
+
+/** Kafka's highest possible version: `"N+"` means `N..32767` (Java's `Short.MAX_VALUE`). */
+export const MAX_VERSION = 0x7fff;
+
+/**
+ * An inclusive range of versions, as Kafka's `Versions` class: `"3"`, `"1-4"`, `"2+"`.
+ * `"none"` is represented by `null` wherever a range may be empty.
+ */
+export interface VersionRange {
+  readonly lowest: number;
+  readonly highest: number;
+}
+
+/** Message types Kafka's schemas use (`"type"` key). */
+export type MessageType =
+  | "request"
+  | "response"
+  | "header"
+  | "data"
+  | "metadata"
+  | "coordinator-key"
+  | "coordinator-value";
+
+/** Scalar and opaque types of the schema language. */
+export type PrimitiveTypeName =
+  | "bool"
+  | "int8"
+  | "int16"
+  | "uint16"
+  | "int32"
+  | "uint32"
+  | "int64"
+  | "float64"
+  | "string"
+  | "bytes"
+  | "records"
+  | "uuid";
+
+export type FieldType =
+  | { readonly kind: "primitive"; readonly name: PrimitiveTypeName }
+  | { readonly kind: "struct"; readonly struct: StructSpec }
+  | { readonly kind: "array"; readonly element: PrimitiveFieldType | StructFieldType };
+
+export type PrimitiveFieldType = Extract<FieldType, { kind: "primitive" }>;
+export type StructFieldType = Extract<FieldType, { kind: "struct" }>;
+export type ArrayFieldType = Extract<FieldType, { kind: "array" }>;
+
+/**
+ * A field's default, already parsed for its type (Kafka's semantics):
+ * - no `default` key (or an unquoted JSON `null`): 0 / `""` / `false` / zero uuid / empty bytes /
+ *   empty array / a struct with its own defaults;
+ * - `"null"`: only on fields nullable in every version where the field exists;
+ * - numeric defaults may be decimal or hex (`"0x7fffffff"`), negative, or JSON numbers.
+ */
+export type DefaultValue =
+  | { readonly kind: "null" }
+  | { readonly kind: "bool"; readonly value: boolean }
+  /** int8..int64, uint16, uint32; bigint keeps int64 exact. */
+  | { readonly kind: "int"; readonly value: bigint }
+  | { readonly kind: "float"; readonly value: number }
+  | { readonly kind: "string"; readonly value: string }
+  /** uuid in Kafka's 22-character URL-safe base64 form (`AAAAAAAAAAAAAAAAAAAAAA` = zero). */
+  | { readonly kind: "uuid"; readonly value: string }
+  /** Empty bytes, empty records, empty array. */
+  | { readonly kind: "empty" }
+  /** A struct holding its own field defaults. */
+  | { readonly kind: "struct" };
+
+export interface FieldSpec {
+  /** The schema's name, as written (`"ThrottleTimeMs"`). */
+  readonly name: string;
+  /**
+   * The TypeScript property and JSON key: the schema name with only its first letter
+   * lower-cased, exactly as Kafka's JsonConverter does (`KRaftVersion` -> `kRaftVersion`).
+   */
+  readonly propertyName: string;
+  readonly type: FieldType;
+  /** Versions in which the field exists, already intersected with the message's validVersions; null = none. */
+  readonly versions: VersionRange | null;
+  /** Versions in which null is allowed; null = never nullable. */
+  readonly nullableVersions: VersionRange | null;
+  /** The tag number for tagged fields; null for ordinary fields. */
+  readonly tag: number | null;
+  /** Versions in which the field is tagged (only when `tag` is set). */
+  readonly taggedVersions: VersionRange | null;
+  /**
+   * Field-level `flexibleVersions` override (e.g. RequestHeader.ClientId: `"none"`); undefined
+   * when the field inherits the message's flexible versions. `null` means "none".
+   */
+  readonly flexibleVersions?: VersionRange | null;
+  readonly ignorable: boolean;
+  readonly mapKey: boolean;
+  readonly zeroCopy: boolean;
+  readonly entityType: string | null;
+  /** The `about` text, or "" when absent. */
+  readonly about: string;
+  readonly default: DefaultValue;
+  /** The `default` exactly as written in the schema (a JSON string, number or boolean), if any. */
+  readonly defaultText: string | null;
+  /** Field path from the message root for diagnostics, e.g. `Topology.Subtopologies.SourceTopics`. */
+  readonly schemaPath: string;
+}
+
+export interface StructSpec {
+  /** The schema's type name (`Topology`, `TaskIds`); the message's own name for the top level. */
+  readonly name: string;
+  /** Versions in which the struct exists (the declaring field's versions, or the common struct's). */
+  readonly versions: VersionRange | null;
+  readonly fields: readonly FieldSpec[];
+  /** True for entries of `commonStructs`. */
+  readonly common: boolean;
+}
+
+/** A non-fatal finding (e.g. a no-break space in indentation). */
+export interface Diagnostic {
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+}
+
+export interface MessageSpec {
+  readonly name: string;
+  readonly type: MessageType;
+  /**
+   * The api key: the schema's number, or the generator configuration's for a schema that says
+   * `"apiKey": TBD` (unassigned); null when neither assigns one, and always null for non-API types.
+   */
+  readonly apiKey: number | null;
+  /** True when the schema text had `"apiKey": TBD` (KIP-1071 design pages). */
+  readonly apiKeyUnassigned: boolean;
+  readonly validVersions: VersionRange;
+  /** null when `"flexibleVersions": "none"`. */
+  readonly flexibleVersions: VersionRange | null;
+  readonly listeners: readonly string[];
+  readonly latestVersionUnstable: boolean;
+  /** The top-level fields as a struct named after the message. */
+  readonly struct: StructSpec;
+  /** Every struct of the message, common and inline, each once, in definition order, top level first. */
+  readonly structs: readonly StructSpec[];
+  /** Source file path, as given to the loader. */
+  readonly file: string;
+  readonly warnings: readonly Diagnostic[];
+}
+
+/** True when `version` lies in `range` (a null range contains nothing). */
+export function inRange(range: VersionRange | null | undefined, version: number): boolean {
+  return range != null && version >= range.lowest && version <= range.highest;
+}
+
+/** The intersection of two ranges, or null when they do not overlap. */
+export function intersect(a: VersionRange | null, b: VersionRange | null): VersionRange | null {
+  if (a == null || b == null) return null;
+  const lowest = Math.max(a.lowest, b.lowest);
+  const highest = Math.min(a.highest, b.highest);
+  return lowest <= highest ? { lowest, highest } : null;
+}
+
+/** Kafka's textual form: `"0+"`, `"1-4"`, `"3"`, `"none"`. */
+export function formatRange(range: VersionRange | null): string {
+  if (range == null) return "none";
+  if (range.highest === MAX_VERSION) return `${range.lowest}+`;
+  if (range.lowest === range.highest) return `${range.lowest}`;
+  return `${range.lowest}-${range.highest}`;
+}
+
+/**
+ * Whether the field is written as a tagged field in `version`.
+ */
+export function isTaggedIn(field: FieldSpec, version: number): boolean {
+  return field.tag !== null && inRange(field.taggedVersions, version);
+}
+
+/** The lowerCamelCase property name Kafka's JsonConverter uses: only the first letter lower-cased. */
+export function propertyNameOf(schemaName: string): string {
+  return schemaName.length === 0 ? schemaName : schemaName[0]!.toLowerCase() + schemaName.slice(1);
+}

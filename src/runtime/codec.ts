@@ -1,0 +1,188 @@
+/**
+ * The codec object every generated message exports, built once here from the generated
+ * per-message functions so that version checks, allocation and framing rules live in one place.
+ */
+
+import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
+import { parseJson } from "./json.js";
+import { Reader, type DecodeOptions } from "./reader.js";
+import { Writer } from "./writer.js";
+
+/** Message types of Kafka's schemas (the `"type"` key). */
+export type MessageType =
+  | "request"
+  | "response"
+  | "header"
+  | "data"
+  | "metadata"
+  | "coordinator-key"
+  | "coordinator-value";
+
+/** An inclusive version range; `highest` is 32767 for an open-ended range (`"N+"`). */
+export interface VersionRange {
+  readonly lowest: number;
+  readonly highest: number;
+}
+
+/**
+ * Encoder, decoder and JSON converter of one message, for every version it has.
+ *
+ * Versions are Kafka API versions (int16); a version outside `validVersions` is an
+ * `UNSUPPORTED_VERSION` error on every method.
+ */
+export interface MessageCodec<T> {
+  /** The schema's name, e.g. `StreamsGroupHeartbeatRequest`. */
+  readonly name: string;
+  /** The api key, or null for non-API messages and for design drafts whose key is unassigned (`TBD`). */
+  readonly apiKey: number | null;
+  readonly type: MessageType;
+  readonly validVersions: VersionRange;
+  /** Versions that use compact types and tagged fields (KIP-482); null when none. */
+  readonly flexibleVersions: VersionRange | null;
+  /**
+   * Encodes the message body (no size prefix, no header) into a new Uint8Array of exactly
+   * `size(message, version)` bytes.
+   * @throws KafkaEncodeError with the field path when a value is out of range, null where not
+   *   nullable, too long, or set to a non-default value in a field the version lacks.
+   */
+  encode(message: T, version: number): Uint8Array;
+  /**
+   * Encodes into `target` from `offset` (default 0); returns the offset after the last byte.
+   * @throws KafkaEncodeError `BUFFER_TOO_SMALL` when the message does not fit (nothing is
+   *   written then), or as {@link encode}.
+   */
+  encodeInto(message: T, version: number, target: Uint8Array, offset?: number): number;
+  /** The exact encoded size in bytes. @throws KafkaEncodeError as {@link encode}. */
+  size(message: T, version: number): number;
+  /**
+   * Decodes a message body. `bytes` and `records` fields are views into `bytes` (no copy): keep
+   * `bytes` unchanged while you use them.
+   * @throws KafkaDecodeError with the field path and byte offset when the bytes are not a valid
+   *   message of this version, or when bytes remain after it (unless `allowTrailingBytes`).
+   */
+  decode(bytes: Uint8Array, version: number, options?: DecodeOptions): T;
+  /**
+   * Decodes one message at `offset` and returns it with the offset after its last byte
+   * (for messages embedded in a larger buffer, e.g. after a header).
+   */
+  decodeFrom(bytes: Uint8Array, offset: number, end: number, version: number, options?: DecodeOptions): { message: T; offset: number };
+  /** A new message with every field at its schema default, then `init`'s properties over them. */
+  create(init?: Partial<T>): T;
+  /** Kafka's JSON form (JsonConverter) of the message in `version`. @throws KafkaEncodeError */
+  toJson(message: T, version: number): string;
+  /**
+   * Reads Kafka's JSON form, from text (numbers kept exact) or an already parsed object.
+   * @throws KafkaDecodeError `INVALID_JSON` with the field path.
+   */
+  fromJson(json: string | object, version: number): T;
+}
+
+/**
+ * What a generated module hands to {@link defineMessage}.
+ * @internal
+ */
+export interface MessageDefinition<T> {
+  readonly name: string;
+  readonly apiKey: number | null;
+  readonly type: MessageType;
+  readonly validVersions: VersionRange;
+  readonly flexibleVersions: VersionRange | null;
+  size(message: T, version: number, lens: number[]): number;
+  write(w: Writer, message: T, version: number): void;
+  read(r: Reader, version: number): T;
+  create(): T;
+  toJson(message: T, version: number): string;
+  fromJson(json: unknown, version: number): T;
+}
+
+function checkVersion(def: MessageDefinition<unknown>, version: number, decoding: boolean): void {
+  const { lowest, highest } = def.validVersions;
+  if (!Number.isInteger(version) || version < lowest || version > highest) {
+    const reason = `${def.name} has no version ${String(version)} (valid versions ${lowest}-${highest})`;
+    throw decoding
+      ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1)
+      : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);
+  }
+}
+
+/**
+ * Builds the public codec from a generated definition.
+ * @internal
+ */
+export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
+  const untyped = def as MessageDefinition<unknown>;
+  const codec: MessageCodec<T> = {
+    name: def.name,
+    apiKey: def.apiKey,
+    type: def.type,
+    validVersions: def.validVersions,
+    flexibleVersions: def.flexibleVersions,
+    encode(message, version) {
+      checkVersion(untyped, version, false);
+      const lens: number[] = [];
+      const size = def.size(message, version, lens);
+      const w = new Writer(new Uint8Array(size), 0, lens);
+      def.write(w, message, version);
+      return w.buf;
+    },
+    encodeInto(message, version, target, offset = 0) {
+      checkVersion(untyped, version, false);
+      if (!(target instanceof Uint8Array)) {
+        throw new KafkaEncodeError("INVALID_VALUE", "target must be a Uint8Array", -1);
+      }
+      if (!Number.isInteger(offset) || offset < 0 || offset > target.length) {
+        throw new KafkaEncodeError("BUFFER_TOO_SMALL", `offset ${offset} is outside the target of ${target.length} bytes`, offset);
+      }
+      const lens: number[] = [];
+      const size = def.size(message, version, lens);
+      if (target.length - offset < size) {
+        throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes, target has ${target.length - offset} after offset ${offset}`, offset);
+      }
+      const w = new Writer(target, offset, lens);
+      def.write(w, message, version);
+      return w.pos;
+    },
+    size(message, version) {
+      checkVersion(untyped, version, false);
+      return def.size(message, version, []);
+    },
+    decode(bytes, version, options) {
+      checkVersion(untyped, version, true);
+      if (!(bytes instanceof Uint8Array)) {
+        throw new KafkaDecodeError("INVALID_VALUE", "input must be a Uint8Array", -1);
+      }
+      const r = new Reader(bytes, 0, bytes.length, options);
+      const message = def.read(r, version);
+      if (r.pos !== r.end && options?.allowTrailingBytes !== true) {
+        throw new KafkaDecodeError("TRAILING_BYTES", `${r.end - r.pos} bytes remain after the message`, r.pos);
+      }
+      return message;
+    },
+    decodeFrom(bytes, offset, end, version, options) {
+      checkVersion(untyped, version, true);
+      if (!(bytes instanceof Uint8Array)) {
+        throw new KafkaDecodeError("INVALID_VALUE", "input must be a Uint8Array", -1);
+      }
+      if (!(Number.isInteger(offset) && Number.isInteger(end) && offset >= 0 && offset <= end && end <= bytes.length)) {
+        throw new KafkaDecodeError("INVALID_LENGTH", `range ${offset}..${end} is outside the input of ${bytes.length} bytes`, offset);
+      }
+      const r = new Reader(bytes, offset, end, options);
+      const message = def.read(r, version);
+      return { message, offset: r.pos };
+    },
+    create(init) {
+      const message = def.create();
+      return init === undefined ? message : Object.assign(message as object, init) as T;
+    },
+    toJson(message, version) {
+      checkVersion(untyped, version, false);
+      return def.toJson(message, version);
+    },
+    fromJson(json, version) {
+      checkVersion(untyped, version, true);
+      const value = typeof json === "string" ? parseJson(json) : json;
+      return def.fromJson(value, version);
+    },
+  };
+  return Object.freeze(codec);
+}

@@ -1,0 +1,358 @@
+/**
+ * Request and response framing (Kafka protocol guide, "Requests and Responses"): every frame is
+ * an int32 size followed by a header and a message body. Header versions follow from each API's
+ * flexible versions, with Kafka's two exceptions kept in {@link HEADER_VERSION_EXCEPTIONS}.
+ */
+
+import type { MessageCodec } from "./codec.js";
+import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
+import type { DecodeOptions } from "./reader.js";
+
+/** The request header fields a caller supplies (RequestHeader schema, Kafka's `RequestHeaderData`). */
+export interface RequestHeaderInit {
+  /** The api key (int16). */
+  readonly apiKey: number;
+  /** The api version (int16). */
+  readonly apiVersion: number;
+  /** Chosen by the client; echoed in the response (int32). */
+  readonly correlationId: number;
+  /** The client id (header v1+; a classic nullable string even in flexible header v2). Default null. */
+  readonly clientId?: string | null;
+}
+
+/** The shape of a decoded RequestHeader (from the RequestHeader schema). */
+export interface RequestHeaderFields {
+  requestApiKey: number;
+  requestApiVersion: number;
+  correlationId: number;
+  clientId: string | null;
+}
+
+/** The shape of a decoded ResponseHeader (from the ResponseHeader schema). */
+export interface ResponseHeaderFields {
+  correlationId: number;
+}
+
+/**
+ * Kafka's exceptions to "header version from flexible versions", one table (Kafka's
+ * `ApiMessageTypeGenerator` keeps the same two cases):
+ * - ControlledShutdown (api key 7) v0 predates client ids: request header v0.
+ * - ApiVersions (api key 18) responses always use response header v0, so that a client can read
+ *   the reply of a broker that does not support the requested version (KIP-511).
+ */
+export const HEADER_VERSION_EXCEPTIONS = {
+  controlledShutdownApiKey: 7,
+  apiVersionsApiKey: 18,
+} as const;
+
+/** Kafka's error code UNSUPPORTED_VERSION. */
+export const UNSUPPORTED_VERSION_ERROR = 35;
+
+function isFlexible(codec: MessageCodec<unknown>, version: number): boolean {
+  const f = codec.flexibleVersions;
+  return f !== null && version >= f.lowest && version <= f.highest;
+}
+
+/** Request header version for an api version: 2 when the request is flexible, else 1 (ControlledShutdown v0: 0). */
+export function requestHeaderVersion(request: MessageCodec<unknown>, apiVersion: number): number {
+  if (request.apiKey === HEADER_VERSION_EXCEPTIONS.controlledShutdownApiKey && apiVersion === 0) return 0;
+  return isFlexible(request, apiVersion) ? 2 : 1;
+}
+
+/** Response header version for an api version: 1 when the response is flexible, else 0 (ApiVersions: always 0). */
+export function responseHeaderVersion(response: MessageCodec<unknown>, apiVersion: number): number {
+  if (response.apiKey === HEADER_VERSION_EXCEPTIONS.apiVersionsApiKey) return 0;
+  return isFlexible(response, apiVersion) ? 1 : 0;
+}
+
+/** One API: its request and response codecs. */
+export interface ApiCodecs {
+  readonly apiKey: number;
+  /** The API's name without the Request/Response suffix, e.g. `ApiVersions`. */
+  readonly name: string;
+  readonly request: MessageCodec<unknown>;
+  readonly response: MessageCodec<unknown>;
+}
+
+/** A decoded request frame. */
+export interface DecodedRequest<H = RequestHeaderFields> {
+  readonly header: H;
+  readonly headerVersion: number;
+  readonly api: ApiCodecs;
+  readonly body: unknown;
+}
+
+/** A decoded response frame. */
+export interface DecodedResponse<H = ResponseHeaderFields> {
+  readonly header: H;
+  readonly headerVersion: number;
+  /** The version the body was decoded with (differs from the requested one after a KIP-511 fallback). */
+  readonly apiVersion: number;
+  readonly body: unknown;
+}
+
+/** Encoding and decoding of whole frames for a set of APIs. */
+export interface Protocol {
+  /** Every API with both a request and a response codec, by api key. */
+  readonly apis: ReadonlyMap<number, ApiCodecs>;
+  /** The API of an api key. @throws KafkaEncodeError `UNSUPPORTED_VERSION` when unknown. */
+  api(apiKey: number): ApiCodecs;
+  /**
+   * `size (int32) | request header | body`.
+   * @throws KafkaEncodeError for an unknown api key, an api version the request lacks, or a body
+   *   that does not encode.
+   */
+  encodeRequestFrame(header: RequestHeaderInit, body: unknown): Uint8Array;
+  /**
+   * Reads a size-prefixed request frame: the api key and version from the header, then the body.
+   * @throws KafkaDecodeError when the size prefix disagrees with the frame length, the api key or
+   *   version is unknown, or the header or body does not decode.
+   */
+  decodeRequestFrame(frame: Uint8Array, options?: DecodeOptions): DecodedRequest;
+  /** `size (int32) | response header | body` for a response to `apiKey` at `apiVersion`. */
+  encodeResponseFrame(header: { readonly apiKey: number; readonly apiVersion: number; readonly correlationId: number }, body: unknown): Uint8Array;
+  /**
+   * Reads a size-prefixed response frame; the caller knows which request it answers.
+   * @throws KafkaDecodeError as {@link decodeRequestFrame}.
+   */
+  decodeResponseFrame(frame: Uint8Array, apiKey: number, apiVersion: number, options?: DecodeOptions): DecodedResponse;
+  /**
+   * Reads an ApiVersions response to a request sent at `requestedVersion`, with KIP-511's
+   * fallback: a broker that does not support that version answers in the v0 layout with error
+   * UNSUPPORTED_VERSION (35); such a reply decodes as v0 (`apiVersion` 0 in the result), so the
+   * client can retry with a version from its api key list.
+   * @throws KafkaDecodeError when the frame decodes neither way.
+   */
+  decodeApiVersionsResponseFrame(frame: Uint8Array, requestedVersion: number, options?: DecodeOptions): DecodedResponse;
+}
+
+/** What a generated index hands to {@link defineProtocol}. */
+export interface ProtocolDefinition {
+  readonly requestHeader: MessageCodec<RequestHeaderFields>;
+  readonly responseHeader: MessageCodec<ResponseHeaderFields>;
+  /** Every generated codec; requests and responses are paired by api key. */
+  readonly messages: readonly MessageCodec<unknown>[];
+}
+
+function sizePrefixed(parts: readonly [MessageCodec<unknown>, unknown, number][]): Uint8Array {
+  let size = 0;
+  for (const [codec, value, version] of parts) size += codec.size(value, version);
+  const frame = new Uint8Array(4 + size);
+  new DataView(frame.buffer).setInt32(0, size);
+  let offset = 4;
+  for (const [codec, value, version] of parts) offset = codec.encodeInto(value, version, frame, offset);
+  return frame;
+}
+
+function checkFrame(frame: Uint8Array): void {
+  if (!(frame instanceof Uint8Array)) throw new KafkaDecodeError("INVALID_VALUE", "frame must be a Uint8Array", -1);
+  if (frame.length < 4) throw new KafkaDecodeError("BUFFER_UNDERFLOW", `a frame needs a 4-byte size prefix, got ${frame.length} bytes`, 0);
+  const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getInt32(0);
+  if (size !== frame.length - 4) {
+    throw new KafkaDecodeError("INVALID_LENGTH", `size prefix says ${size} bytes, the frame has ${frame.length - 4} after it`, 0);
+  }
+}
+
+/**
+ * Pairs requests and responses by api key and builds the frame functions.
+ * @throws Error when two request (or response) codecs claim the same api key.
+ */
+export function defineProtocol(def: ProtocolDefinition): Protocol {
+  const requests = new Map<number, MessageCodec<unknown>>();
+  const responses = new Map<number, MessageCodec<unknown>>();
+  for (const codec of def.messages) {
+    if (codec.apiKey === null || (codec.type !== "request" && codec.type !== "response")) continue;
+    const table = codec.type === "request" ? requests : responses;
+    const other = table.get(codec.apiKey);
+    if (other !== undefined) throw new Error(`api key ${codec.apiKey} is claimed by both ${other.name} and ${codec.name}`);
+    table.set(codec.apiKey, codec);
+  }
+  const apis = new Map<number, ApiCodecs>();
+  for (const [apiKey, request] of [...requests].sort(([a], [b]) => a - b)) {
+    const response = responses.get(apiKey);
+    if (response === undefined) continue;
+    apis.set(apiKey, { apiKey, name: request.name.replace(/Request$/, ""), request, response });
+  }
+  const requestHeader = def.requestHeader as MessageCodec<unknown>;
+  const responseHeader = def.responseHeader as MessageCodec<unknown>;
+
+  function api(apiKey: number, decoding = false): ApiCodecs {
+    const found = apis.get(apiKey);
+    if (found === undefined) {
+      const reason = `no API with api key ${apiKey} in this protocol`;
+      throw decoding ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1) : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);
+    }
+    return found;
+  }
+
+  function decodeResponse(frame: Uint8Array, apiKey: number, apiVersion: number, options?: DecodeOptions): DecodedResponse {
+    checkFrame(frame);
+    const { response } = api(apiKey, true);
+    const headerVersion = responseHeaderVersion(response, apiVersion);
+    const header = responseHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
+    const body = response.decodeFrom(frame, header.offset, frame.length, apiVersion, options);
+    if (body.offset !== frame.length && options?.allowTrailingBytes !== true) {
+      throw new KafkaDecodeError("TRAILING_BYTES", `${frame.length - body.offset} bytes remain after the response body`, body.offset);
+    }
+    return { header: header.message as ResponseHeaderFields, headerVersion, apiVersion, body: body.message };
+  }
+
+  return {
+    apis,
+    api: (apiKey) => api(apiKey),
+    encodeRequestFrame(init, body) {
+      const { request } = api(init.apiKey);
+      const headerVersion = requestHeaderVersion(request, init.apiVersion);
+      const header: RequestHeaderFields = {
+        requestApiKey: init.apiKey,
+        requestApiVersion: init.apiVersion,
+        correlationId: init.correlationId,
+        clientId: init.clientId ?? null,
+      };
+      // Check the body's version first, so the error names the API rather than the header.
+      request.size(body, init.apiVersion);
+      return sizePrefixed([
+        [requestHeader, header, headerVersion],
+        [request, body, init.apiVersion],
+      ]);
+    },
+    decodeRequestFrame(frame, options) {
+      checkFrame(frame);
+      if (frame.length < 8) throw new KafkaDecodeError("BUFFER_UNDERFLOW", "a request frame needs at least an api key and version", 4);
+      const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+      const apiKey = view.getInt16(4);
+      const apiVersion = view.getInt16(6);
+      const found = api(apiKey, true);
+      const headerVersion = requestHeaderVersion(found.request, apiVersion);
+      const header = requestHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
+      const body = found.request.decodeFrom(frame, header.offset, frame.length, apiVersion, options);
+      if (body.offset !== frame.length && options?.allowTrailingBytes !== true) {
+        throw new KafkaDecodeError("TRAILING_BYTES", `${frame.length - body.offset} bytes remain after the request body`, body.offset);
+      }
+      return { header: header.message as RequestHeaderFields, headerVersion, api: found, body: body.message };
+    },
+    encodeResponseFrame(init, body) {
+      const { response } = api(init.apiKey);
+      const headerVersion = responseHeaderVersion(response, init.apiVersion);
+      response.size(body, init.apiVersion);
+      return sizePrefixed([
+        [responseHeader, { correlationId: init.correlationId }, headerVersion],
+        [response, body, init.apiVersion],
+      ]);
+    },
+    decodeResponseFrame: decodeResponse,
+    decodeApiVersionsResponseFrame(frame, requestedVersion, options) {
+      const apiKey = HEADER_VERSION_EXCEPTIONS.apiVersionsApiKey;
+      try {
+        return decodeResponse(frame, apiKey, requestedVersion, options);
+      } catch (first) {
+        if (!(first instanceof KafkaDecodeError) || requestedVersion === 0) throw first;
+        let fallback: DecodedResponse;
+        try {
+          fallback = decodeResponse(frame, apiKey, 0, options);
+        } catch {
+          throw first;
+        }
+        const errorCode = (fallback.body as { errorCode?: unknown }).errorCode;
+        if (errorCode !== UNSUPPORTED_VERSION_ERROR) throw first;
+        return fallback;
+      }
+    },
+  };
+}
+
+/** Options of {@link FrameSplitter}. */
+export interface FrameSplitterOptions {
+  /**
+   * The largest frame accepted, size prefix excluded, in bytes. A larger size prefix fails before
+   * anything is buffered. Default 104857600 (100 MiB, Kafka's `socket.request.max.bytes`).
+   */
+  readonly maxFrameSize?: number;
+}
+
+/**
+ * Splits a byte stream (TCP chunks) into size-prefixed frames: partial chunks are kept until a
+ * frame is complete, several frames in one chunk come out together. A frame inside one chunk is a
+ * view of it (zero-copy); one spread over chunks is copied once.
+ */
+export class FrameSplitter {
+  private readonly maxFrameSize: number;
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  constructor(options: FrameSplitterOptions = {}) {
+    this.maxFrameSize = options.maxFrameSize ?? 104857600;
+    if (!Number.isInteger(this.maxFrameSize) || this.maxFrameSize < 0 || this.maxFrameSize > 0x7fffffff) {
+      throw new RangeError(`maxFrameSize must be an integer 0..2^31-1, got ${String(options.maxFrameSize)}`);
+    }
+  }
+
+  /** Bytes held back waiting for the rest of a frame. */
+  get buffered(): number {
+    return this.pendingBytes;
+  }
+
+  /**
+   * Adds a chunk; returns every frame completed by it (each with its 4-byte size prefix).
+   * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`;
+   *   the splitter is then unusable (the stream has lost its framing).
+   */
+  push(chunk: Uint8Array): Uint8Array[] {
+    let data = chunk;
+    if (this.pendingBytes > 0) {
+      // Keep a copy: the caller may reuse its chunk buffer.
+      this.pending.push(chunk.slice());
+      this.pendingBytes += chunk.length;
+      // Join the pieces only once the frame they start is complete (no quadratic copying).
+      if (this.pendingBytes < 4 || this.pendingBytes < 4 + this.checkedSize(this.peekSize(), 0)) return [];
+      data = concat(this.pending, this.pendingBytes);
+      this.pending = [];
+      this.pendingBytes = 0;
+    }
+    const frames: Uint8Array[] = [];
+    let offset = 0;
+    while (data.length - offset >= 4) {
+      const size = this.checkedSize(
+        (data[offset]! << 24) | (data[offset + 1]! << 16) | (data[offset + 2]! << 8) | data[offset + 3]!,
+        offset,
+      );
+      if (data.length - offset - 4 < size) break;
+      frames.push(data.subarray(offset, offset + 4 + size));
+      offset += 4 + size;
+    }
+    if (offset < data.length) {
+      const rest = data.slice(offset);
+      this.pending.push(rest);
+      this.pendingBytes = rest.length;
+    }
+    return frames;
+  }
+
+  private checkedSize(size: number, offset: number): number {
+    if (size < 0 || size > this.maxFrameSize) {
+      throw new KafkaDecodeError("INVALID_LENGTH", `frame size ${size} is outside 0..${this.maxFrameSize}`, offset);
+    }
+    return size;
+  }
+
+  /** The size prefix at the start of the pending bytes (at least 4 are there). */
+  private peekSize(): number {
+    let size = 0;
+    let n = 0;
+    for (const part of this.pending) {
+      for (let i = 0; i < part.length && n < 4; i++, n++) size = (size << 8) | part[i]!;
+      if (n === 4) break;
+    }
+    return size | 0;
+  }
+}
+
+function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}

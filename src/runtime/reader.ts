@@ -1,0 +1,327 @@
+/**
+ * Decoding: a cursor over a Uint8Array. Every length is checked against the bytes that remain
+ * before anything is read or allocated, so a few hostile bytes can never claim gigabytes.
+ * `bytes` and `records` come back as views into the input (zero-copy).
+ *
+ * Wire formats are those of the Kafka protocol guide ("Protocol Primitive Types") and KIP-482.
+ */
+
+import { KafkaDecodeError } from "./errors.js";
+import { uuidToString } from "./base64.js";
+import { readUtf8 } from "./utf8.js";
+import { MAX_STRING_BYTES, type UnknownTaggedField } from "./writer.js";
+
+/** How strictly `decode` reads. Every default is the safe choice. */
+export interface DecodeOptions {
+  /** Accept bytes after the end of the message instead of failing with `TRAILING_BYTES`. Default false. */
+  readonly allowTrailingBytes?: boolean;
+  /** Reject strings that are not valid UTF-8 (`INVALID_STRING`) instead of replacing bad sequences with U+FFFD as Kafka does. Default false. */
+  readonly strictUtf8?: boolean;
+  /** Reject bool bytes other than 0 and 1 (`INVALID_VALUE`) instead of reading any non-zero byte as true as Kafka does. Default false. */
+  readonly strictBool?: boolean;
+}
+
+const NO_OPTIONS: DecodeOptions = {};
+
+export class Reader {
+  readonly buf: Uint8Array;
+  readonly view: DataView;
+  pos: number;
+  /** One past the last byte this reader may read. */
+  readonly end: number;
+  readonly strictUtf8: boolean;
+  readonly strictBool: boolean;
+
+  constructor(buf: Uint8Array, offset = 0, end = buf.length, options: DecodeOptions = NO_OPTIONS) {
+    this.buf = buf;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.pos = offset;
+    this.end = end;
+    this.strictUtf8 = options.strictUtf8 === true;
+    this.strictBool = options.strictBool === true;
+  }
+
+  /** Bytes left to read. */
+  remaining(): number {
+    return this.end - this.pos;
+  }
+
+  /** Fails unless `n` more bytes are there. */
+  need(n: number): void {
+    if (this.end - this.pos < n) {
+      throw new KafkaDecodeError("BUFFER_UNDERFLOW", `needed ${n} bytes, ${this.end - this.pos} remain`, this.pos);
+    }
+  }
+
+  int8(): number {
+    this.need(1);
+    return (this.buf[this.pos++]! << 24) >> 24;
+  }
+
+  int16(): number {
+    this.need(2);
+    const p = this.pos;
+    this.pos = p + 2;
+    return (((this.buf[p]! << 8) | this.buf[p + 1]!) << 16) >> 16;
+  }
+
+  uint16(): number {
+    this.need(2);
+    const p = this.pos;
+    this.pos = p + 2;
+    return (this.buf[p]! << 8) | this.buf[p + 1]!;
+  }
+
+  int32(): number {
+    this.need(4);
+    const p = this.pos;
+    const b = this.buf;
+    this.pos = p + 4;
+    return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+  }
+
+  uint32(): number {
+    return this.int32() >>> 0;
+  }
+
+  int64(): bigint {
+    this.need(8);
+    const v = this.view.getBigInt64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  float64(): number {
+    this.need(8);
+    const v = this.view.getFloat64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  bool(): boolean {
+    this.need(1);
+    const b = this.buf[this.pos]!;
+    if (this.strictBool && b > 1) {
+      throw new KafkaDecodeError("INVALID_VALUE", `bool byte is ${b}, expected 0 or 1`, this.pos);
+    }
+    this.pos++;
+    return b !== 0;
+  }
+
+  /** Unsigned varint of 0..2^32-1: at most 5 bytes (KIP-482). */
+  uvarint(): number {
+    const start = this.pos;
+    const buf = this.buf;
+    let value = 0;
+    for (let i = 0; i < 5; i++) {
+      if (this.pos >= this.end) {
+        throw new KafkaDecodeError("BUFFER_UNDERFLOW", "unsigned varint runs past the end of the input", start);
+      }
+      const b = buf[this.pos++]!;
+      if (i === 4 && b > 0x0f) {
+        throw new KafkaDecodeError("INVALID_VARINT", "unsigned varint is longer than 5 bytes or above 2^32-1", start);
+      }
+      value += (b & 0x7f) * 2 ** (7 * i);
+      if (b < 0x80) return value;
+    }
+    // Unreachable: the fifth byte is at most 0x0f, so the loop returned.
+    throw new KafkaDecodeError("INVALID_VARINT", "unsigned varint is longer than 5 bytes", start);
+  }
+
+  /** Unsigned varlong of 0..2^64-1: at most 10 bytes. */
+  uvarlong(): bigint {
+    const start = this.pos;
+    let value = 0n;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) {
+        throw new KafkaDecodeError("BUFFER_UNDERFLOW", "unsigned varlong runs past the end of the input", start);
+      }
+      const b = this.buf[this.pos++]!;
+      if (i === 9 && b > 0x01) {
+        throw new KafkaDecodeError("INVALID_VARINT", "unsigned varlong is longer than 10 bytes or above 2^64-1", start);
+      }
+      value |= BigInt(b & 0x7f) << BigInt(7 * i);
+      if (b < 0x80) return value;
+    }
+    throw new KafkaDecodeError("INVALID_VARINT", "unsigned varlong is longer than 10 bytes", start);
+  }
+
+  uuid(): string {
+    this.need(16);
+    const s = uuidToString(this.buf, this.pos);
+    this.pos += 16;
+    return s;
+  }
+
+  private nullError(at: number): KafkaDecodeError {
+    return new KafkaDecodeError("NULL_NOT_ALLOWED", "null where the field is not nullable in this version", at);
+  }
+
+  /** Checks a decoded length against what remains; `at` is where the length prefix started. */
+  private checkLength(len: number, at: number, elementSize = 1): void {
+    if (len * elementSize > this.end - this.pos) {
+      throw new KafkaDecodeError(
+        "INVALID_LENGTH",
+        `length ${len}${elementSize > 1 ? ` (at least ${elementSize} bytes each)` : ""} exceeds the ${this.end - this.pos} bytes that remain`,
+        at,
+      );
+    }
+  }
+
+  private utf8(len: number, at: number): string {
+    if (len > MAX_STRING_BYTES) {
+      throw new KafkaDecodeError("STRING_TOO_LONG", `string of ${len} bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`, at);
+    }
+    this.checkLength(len, at);
+    const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
+    this.pos += len;
+    return s;
+  }
+
+  /** Compact string (unsigned varint length+1); null (`00`) is an error. */
+  compactString(): string {
+    const at = this.pos;
+    const n = this.uvarint();
+    if (n === 0) throw this.nullError(at);
+    return this.utf8(n - 1, at);
+  }
+
+  compactNullableString(): string | null {
+    const at = this.pos;
+    const n = this.uvarint();
+    return n === 0 ? null : this.utf8(n - 1, at);
+  }
+
+  /** Classic string (int16 length); -1 (null) is an error. */
+  string(): string {
+    const at = this.pos;
+    const n = this.int16();
+    if (n < 0) throw n === -1 ? this.nullError(at) : this.negative(n, at);
+    return this.utf8(n, at);
+  }
+
+  nullableString(): string | null {
+    const at = this.pos;
+    const n = this.int16();
+    if (n < 0) {
+      if (n === -1) return null;
+      throw this.negative(n, at);
+    }
+    return this.utf8(n, at);
+  }
+
+  private negative(n: number, at: number): KafkaDecodeError {
+    return new KafkaDecodeError("INVALID_LENGTH", `negative length ${n}`, at);
+  }
+
+  private view_(len: number, at: number): Uint8Array {
+    this.checkLength(len, at);
+    const v = this.buf.subarray(this.pos, this.pos + len);
+    this.pos += len;
+    return v;
+  }
+
+  /** Compact bytes (or records): a view into the input. */
+  compactBytes(): Uint8Array {
+    const at = this.pos;
+    const n = this.uvarint();
+    if (n === 0) throw this.nullError(at);
+    return this.view_(n - 1, at);
+  }
+
+  compactNullableBytes(): Uint8Array | null {
+    const at = this.pos;
+    const n = this.uvarint();
+    return n === 0 ? null : this.view_(n - 1, at);
+  }
+
+  /** Classic bytes (or records) with an int32 length: a view into the input. */
+  bytes(): Uint8Array {
+    const at = this.pos;
+    const n = this.int32();
+    if (n < 0) throw n === -1 ? this.nullError(at) : this.negative(n, at);
+    return this.view_(n, at);
+  }
+
+  nullableBytes(): Uint8Array | null {
+    const at = this.pos;
+    const n = this.int32();
+    if (n < 0) {
+      if (n === -1) return null;
+      throw this.negative(n, at);
+    }
+    return this.view_(n, at);
+  }
+
+  /**
+   * A compact array's element count; null is an error. `minElementSize` is the fewest bytes one
+   * element can take, so a count the remaining bytes cannot hold fails before any allocation.
+   */
+  compactArrayLength(minElementSize: number): number {
+    const at = this.pos;
+    const n = this.uvarint();
+    if (n === 0) throw this.nullError(at);
+    this.checkLength(n - 1, at, minElementSize);
+    return n - 1;
+  }
+
+  /** A nullable compact array's element count, -1 for null. */
+  compactNullableArrayLength(minElementSize: number): number {
+    const at = this.pos;
+    const n = this.uvarint();
+    if (n === 0) return -1;
+    this.checkLength(n - 1, at, minElementSize);
+    return n - 1;
+  }
+
+  /** A classic array's element count (int32); -1 (null) is an error. */
+  arrayLength(minElementSize: number): number {
+    const at = this.pos;
+    const n = this.int32();
+    if (n < 0) throw n === -1 ? this.nullError(at) : this.negative(n, at);
+    this.checkLength(n, at, minElementSize);
+    return n;
+  }
+
+  /** A nullable classic array's element count, -1 for null. */
+  nullableArrayLength(minElementSize: number): number {
+    const at = this.pos;
+    const n = this.int32();
+    if (n < 0) {
+      if (n === -1) return -1;
+      throw this.negative(n, at);
+    }
+    this.checkLength(n, at, minElementSize);
+    return n;
+  }
+
+  /** A nullable struct's int8 marker: Kafka reads any negative value as null, anything else as present. */
+  structPresent(): boolean {
+    return this.int8() >= 0;
+  }
+
+  /**
+   * Starts one tagged field, after its tag was read: reads the payload size and returns the
+   * offset where the payload ends.
+   */
+  taggedFieldEnd(): number {
+    const at = this.pos;
+    const size = this.uvarint();
+    this.checkLength(size, at);
+    return this.pos + size;
+  }
+
+  /** Checks that a known tagged field's payload consumed exactly its declared size. */
+  endTaggedField(tag: number, end: number): void {
+    if (this.pos !== end) {
+      throw new KafkaDecodeError("TAGGED_FIELD_SIZE", `tagged field ${tag} did not consume exactly its declared size`, this.pos);
+    }
+  }
+
+  /** Keeps an unknown tagged field's payload (a view) and skips it. */
+  unknownTaggedField(tag: number, end: number): UnknownTaggedField {
+    const data = this.buf.subarray(this.pos, end);
+    this.pos = end;
+    return { tag, data };
+  }
+}

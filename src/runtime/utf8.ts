@@ -1,0 +1,103 @@
+/**
+ * UTF-8 for Kafka strings, without Node's Buffer: short strings take a hand-written path (no
+ * TextEncoder/TextDecoder call overhead), long ones the platform's encoder/decoder.
+ */
+
+import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
+
+/** Below this many UTF-16 units a JavaScript loop beats a TextEncoder/TextDecoder call. */
+const SHORT_STRING = 32;
+
+const encoder = /*@__PURE__*/ new TextEncoder();
+const lenientDecoder = /*@__PURE__*/ new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
+const strictDecoder = /*@__PURE__*/ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The UTF-8 byte length of `s`.
+ * @throws KafkaEncodeError `INVALID_STRING` for a lone surrogate: Java would write `?` and
+ *   TextEncoder U+FFFD, neither of which is what the caller meant.
+ */
+export function utf8Length(s: string): number {
+  const n = s.length;
+  let bytes = n;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) continue;
+    if (c < 0x800) {
+      bytes += 1;
+    } else if (c >= 0xd800 && c <= 0xdfff) {
+      const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
+      if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) {
+        throw new KafkaEncodeError("INVALID_STRING", `lone surrogate U+${c.toString(16).toUpperCase()} at index ${i}`, -1);
+      }
+      // A surrogate pair is two UTF-16 units and four UTF-8 bytes.
+      bytes += 2;
+      i++;
+    } else {
+      bytes += 2;
+    }
+  }
+  return bytes;
+}
+
+/**
+ * Writes `s` as UTF-8 at `offset`; the caller has checked it is well-formed and that
+ * `byteLength` (from {@link utf8Length}) bytes fit. Returns the offset after the last byte.
+ */
+export function writeUtf8(buf: Uint8Array, offset: number, s: string, byteLength: number): number {
+  const n = s.length;
+  if (n === byteLength) {
+    // ASCII only: one byte per unit.
+    if (n < SHORT_STRING) {
+      for (let i = 0; i < n; i++) buf[offset + i] = s.charCodeAt(i);
+      return offset + n;
+    }
+  } else if (n < SHORT_STRING) {
+    let p = offset;
+    for (let i = 0; i < n; i++) {
+      let c = s.charCodeAt(i);
+      if (c < 0x80) {
+        buf[p++] = c;
+      } else if (c < 0x800) {
+        buf[p++] = 0xc0 | (c >> 6);
+        buf[p++] = 0x80 | (c & 0x3f);
+      } else if (c >= 0xd800 && c <= 0xdbff) {
+        c = 0x10000 + ((c - 0xd800) << 10) + (s.charCodeAt(++i) - 0xdc00);
+        buf[p++] = 0xf0 | (c >> 18);
+        buf[p++] = 0x80 | ((c >> 12) & 0x3f);
+        buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[p++] = 0x80 | (c & 0x3f);
+      } else {
+        buf[p++] = 0xe0 | (c >> 12);
+        buf[p++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[p++] = 0x80 | (c & 0x3f);
+      }
+    }
+    return p;
+  }
+  encoder.encodeInto(s, buf.subarray(offset, offset + byteLength));
+  return offset + byteLength;
+}
+
+/**
+ * Decodes `length` bytes at `offset`. Malformed sequences become U+FFFD, as Java's
+ * `new String(bytes, UTF_8)` does, unless `strict`.
+ * @throws KafkaDecodeError `INVALID_STRING` when `strict` and the bytes are not valid UTF-8.
+ */
+export function readUtf8(buf: Uint8Array, offset: number, length: number, strict: boolean): string {
+  if (length < SHORT_STRING) {
+    let i = 0;
+    while (i < length && buf[offset + i]! < 0x80) i++;
+    if (i === length) {
+      // ASCII: every byte is its own UTF-16 unit.
+      return String.fromCharCode.apply(null, buf.subarray(offset, offset + length) as unknown as number[]);
+    }
+  }
+  const bytes = buf.subarray(offset, offset + length);
+  if (!strict) return lenientDecoder.decode(bytes);
+  try {
+    return strictDecoder.decode(bytes);
+  } catch {
+    throw new KafkaDecodeError("INVALID_STRING", "string is not valid UTF-8", offset);
+  }
+}

@@ -1,0 +1,359 @@
+/**
+ * Encoding: a size pass, then one write pass into one pre-sized Uint8Array.
+ *
+ * The size pass (the `size*` functions) measures every string once and records its UTF-8 length
+ * in a `lens` queue, as Kafka's `ObjectSerializationCache` does; the write pass ({@link Writer})
+ * consumes the queue in the same order. Tagged-field and struct payload sizes go in the same
+ * queue (reserved with {@link reserveLen}) because they are written before the payload.
+ *
+ * Wire formats are those of the Kafka protocol guide ("Protocol Primitive Types") and KIP-482
+ * (compact types and tagged fields).
+ */
+
+import { KafkaEncodeError } from "./errors.js";
+import { uuidFromString } from "./base64.js";
+import { utf8Length, writeUtf8 } from "./utf8.js";
+
+/** Kafka's limit on a string's UTF-8 length in every version (the classic int16 length prefix). */
+export const MAX_STRING_BYTES = 0x7fff;
+
+/** An unknown tagged field kept from decoding, re-emitted as is: `data` is its payload. */
+export interface UnknownTaggedField {
+  /** The tag number, 0..2^31-1. */
+  readonly tag: number;
+  /** The raw payload bytes (a view into the decoded input). */
+  readonly data: Uint8Array;
+}
+
+function rangeError(type: string, v: unknown, offset: number): KafkaEncodeError {
+  // int64 and uvarlong take a bigint, every other type a number: a value of the right type is
+  // out of range, anything else is the wrong type.
+  const expected = type === "int64" || type === "uvarlong" ? "bigint" : "number";
+  if (typeof v === expected) {
+    return new KafkaEncodeError("INT_OUT_OF_RANGE", `${String(v)} is not a valid ${type}`, offset);
+  }
+  return new KafkaEncodeError("INVALID_VALUE", `expected a ${expected} for ${type}, got ${describe(v)}`, offset);
+}
+
+/** A short description of a value's type for error messages. */
+export function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "an array";
+  if (v instanceof Uint8Array) return "a Uint8Array";
+  return typeof v;
+}
+
+/** Bytes an unsigned varint of `v` (0..2^32-1) takes: 1..5. */
+export function uvarintSize(v: number): number {
+  if (v < 0x80) return 1;
+  if (v < 0x4000) return 2;
+  if (v < 0x200000) return 3;
+  if (v < 0x10000000) return 4;
+  return 5;
+}
+
+/** The null-check every non-nullable field gets in the size pass. */
+export function nullNotAllowed(): KafkaEncodeError {
+  return new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in this field in this version", -1);
+}
+
+function checkedUtf8Length(s: unknown): number {
+  if (typeof s !== "string") throw new KafkaEncodeError("INVALID_VALUE", `expected a string, got ${describe(s)}`, -1);
+  const len = utf8Length(s);
+  if (len > MAX_STRING_BYTES) {
+    throw new KafkaEncodeError("STRING_TOO_LONG", `string of ${len} UTF-8 bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`, -1);
+  }
+  return len;
+}
+
+/** Size of a non-nullable compact string (flexible versions); records its UTF-8 length in `lens`. */
+export function sizeCompactString(s: string, lens: number[]): number {
+  if (s == null) throw nullNotAllowed();
+  const len = checkedUtf8Length(s);
+  lens.push(len);
+  return uvarintSize(len + 1) + len;
+}
+
+/** Size of a nullable compact string: null is one byte and records nothing. */
+export function sizeCompactNullableString(s: string | null, lens: number[]): number {
+  if (s === null) return 1;
+  return sizeCompactString(s, lens);
+}
+
+/** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens`. */
+export function sizeString(s: string, lens: number[]): number {
+  if (s == null) throw nullNotAllowed();
+  const len = checkedUtf8Length(s);
+  lens.push(len);
+  return 2 + len;
+}
+
+/** Size of a classic nullable string: null is `ffff`. */
+export function sizeNullableString(s: string | null, lens: number[]): number {
+  if (s === null) return 2;
+  return sizeString(s, lens);
+}
+
+function checkBytes(b: unknown): Uint8Array {
+  if (!(b instanceof Uint8Array)) {
+    if (b == null) throw nullNotAllowed();
+    throw new KafkaEncodeError("INVALID_VALUE", `expected a Uint8Array, got ${describe(b)}`, -1);
+  }
+  return b;
+}
+
+/** Size of compact bytes (or records): unsigned varint length+1, then the bytes. */
+export function sizeCompactBytes(b: Uint8Array): number {
+  const n = checkBytes(b).length;
+  return uvarintSize(n + 1) + n;
+}
+
+/** Size of nullable compact bytes. */
+export function sizeCompactNullableBytes(b: Uint8Array | null): number {
+  return b === null ? 1 : sizeCompactBytes(b);
+}
+
+/** Size of classic bytes (or records): int32 length, then the bytes. */
+export function sizeBytes(b: Uint8Array): number {
+  return 4 + checkBytes(b).length;
+}
+
+/** Size of nullable classic bytes: null is `ffffffff`. */
+export function sizeNullableBytes(b: Uint8Array | null): number {
+  return b === null ? 4 : sizeBytes(b);
+}
+
+/** Checks an array field's value; returns its length. */
+export function arrayLength(a: readonly unknown[]): number {
+  if (!Array.isArray(a)) {
+    if (a == null) throw nullNotAllowed();
+    throw new KafkaEncodeError("INVALID_VALUE", `expected an array, got ${describe(a)}`, -1);
+  }
+  return a.length;
+}
+
+/** Size of a compact array's length prefix. */
+export function sizeCompactArrayLength(n: number): number {
+  return uvarintSize(n + 1);
+}
+
+/** Checks a struct field's value is an object. */
+export function checkStruct(v: unknown): void {
+  if (typeof v !== "object" || v === null || Array.isArray(v) || v instanceof Uint8Array) {
+    if (v == null) throw nullNotAllowed();
+    throw new KafkaEncodeError("INVALID_VALUE", `expected an object, got ${describe(v)}`, -1);
+  }
+}
+
+/** Reserves a slot in `lens` for a size known only after measuring what follows. */
+export function reserveLen(lens: number[]): number {
+  return lens.push(0) - 1;
+}
+
+/**
+ * Size of the unknown tagged fields (tag, size, data each); checks that they are in ascending
+ * order and do not reuse a known tag of this struct.
+ */
+export function sizeUnknownTaggedFields(fields: readonly UnknownTaggedField[], knownTags: readonly number[]): number {
+  if (!Array.isArray(fields)) throw new KafkaEncodeError("INVALID_VALUE", `expected an array of unknown tagged fields, got ${describe(fields)}`, -1);
+  let size = 0;
+  let previous = -1;
+  for (const f of fields) {
+    const tag = f?.tag;
+    if (typeof tag !== "number" || tag >>> 0 !== tag || tag > 0x7fffffff || !(f.data instanceof Uint8Array)) {
+      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", "an unknown tagged field needs an integer tag 0..2^31-1 and Uint8Array data", -1, "_unknownTaggedFields");
+    }
+    if (tag <= previous || knownTags.includes(tag)) {
+      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", `unknown tagged field ${tag} is out of ascending order or reuses a known tag`, -1, "_unknownTaggedFields");
+    }
+    previous = tag;
+    size += uvarintSize(tag) + uvarintSize(f.data.length) + f.data.length;
+  }
+  return size;
+}
+
+/**
+ * Writes into one Uint8Array from `pos` on. Every method checks its value's range (the size
+ * pass has already checked shapes and lengths) and advances `pos`.
+ */
+export class Writer {
+  readonly buf: Uint8Array;
+  readonly view: DataView;
+  pos: number;
+  /** UTF-8 lengths and payload sizes recorded by the size pass, consumed in order. */
+  readonly lens: number[];
+  li = 0;
+
+  constructor(buf: Uint8Array, offset: number, lens: number[]) {
+    this.buf = buf;
+    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    this.pos = offset;
+    this.lens = lens;
+  }
+
+  /** The next recorded length. */
+  nextLen(): number {
+    return this.lens[this.li++]!;
+  }
+
+  int8(v: number): void {
+    if ((v << 24) >> 24 !== v) throw rangeError("int8", v, this.pos);
+    this.buf[this.pos++] = v;
+  }
+
+  int16(v: number): void {
+    if ((v << 16) >> 16 !== v) throw rangeError("int16", v, this.pos);
+    this.buf[this.pos++] = v >> 8;
+    this.buf[this.pos++] = v;
+  }
+
+  uint16(v: number): void {
+    if ((v & 0xffff) !== v) throw rangeError("uint16", v, this.pos);
+    this.buf[this.pos++] = v >> 8;
+    this.buf[this.pos++] = v;
+  }
+
+  int32(v: number): void {
+    if ((v | 0) !== v) throw rangeError("int32", v, this.pos);
+    const p = this.pos;
+    this.buf[p] = v >> 24;
+    this.buf[p + 1] = v >> 16;
+    this.buf[p + 2] = v >> 8;
+    this.buf[p + 3] = v;
+    this.pos = p + 4;
+  }
+
+  uint32(v: number): void {
+    if (v >>> 0 !== v) throw rangeError("uint32", v, this.pos);
+    const p = this.pos;
+    this.buf[p] = v >>> 24;
+    this.buf[p + 1] = v >>> 16;
+    this.buf[p + 2] = v >>> 8;
+    this.buf[p + 3] = v;
+    this.pos = p + 4;
+  }
+
+  int64(v: bigint): void {
+    if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) throw rangeError("int64", v, this.pos);
+    this.view.setBigInt64(this.pos, v);
+    this.pos += 8;
+  }
+
+  float64(v: number): void {
+    if (typeof v !== "number") throw rangeError("float64", v, this.pos);
+    this.view.setFloat64(this.pos, v);
+    this.pos += 8;
+  }
+
+  bool(v: boolean): void {
+    if (typeof v !== "boolean") {
+      throw new KafkaEncodeError("INVALID_VALUE", `expected a boolean, got ${describe(v)}`, this.pos);
+    }
+    this.buf[this.pos++] = v ? 1 : 0;
+  }
+
+  /** Unsigned varint of 0..2^32-1 (KIP-482). */
+  uvarint(v: number): void {
+    let p = this.pos;
+    const buf = this.buf;
+    while (v >= 0x80) {
+      buf[p++] = (v & 0x7f) | 0x80;
+      v >>>= 7;
+    }
+    buf[p++] = v;
+    this.pos = p;
+  }
+
+  /** Unsigned varlong of 0..2^64-1. */
+  uvarlong(v: bigint): void {
+    if (typeof v !== "bigint" || BigInt.asUintN(64, v) !== v) throw rangeError("uvarlong", v, this.pos);
+    while (v >= 0x80n) {
+      this.buf[this.pos++] = Number(v & 0x7fn) | 0x80;
+      v >>= 7n;
+    }
+    this.buf[this.pos++] = Number(v);
+  }
+
+  /** 16 bytes from Kafka's 22-character uuid string. */
+  uuid(v: string): void {
+    const bytes = uuidFromString(v);
+    if (bytes === null) {
+      throw new KafkaEncodeError("INVALID_UUID", `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`, this.pos);
+    }
+    this.buf.set(bytes, this.pos);
+    this.pos += 16;
+  }
+
+  /** A compact string whose length the size pass recorded. */
+  compactString(s: string): void {
+    const len = this.lens[this.li++]!;
+    this.uvarint(len + 1);
+    this.pos = writeUtf8(this.buf, this.pos, s, len);
+  }
+
+  compactNullableString(s: string | null): void {
+    if (s === null) this.buf[this.pos++] = 0;
+    else this.compactString(s);
+  }
+
+  /** A classic string (int16 length) whose length the size pass recorded. */
+  string(s: string): void {
+    const len = this.lens[this.li++]!;
+    this.buf[this.pos++] = len >> 8;
+    this.buf[this.pos++] = len;
+    this.pos = writeUtf8(this.buf, this.pos, s, len);
+  }
+
+  nullableString(s: string | null): void {
+    if (s === null) {
+      this.buf[this.pos++] = 0xff;
+      this.buf[this.pos++] = 0xff;
+    } else {
+      this.string(s);
+    }
+  }
+
+  compactBytes(b: Uint8Array): void {
+    this.uvarint(b.length + 1);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  compactNullableBytes(b: Uint8Array | null): void {
+    if (b === null) this.buf[this.pos++] = 0;
+    else this.compactBytes(b);
+  }
+
+  bytes(b: Uint8Array): void {
+    this.int32(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  nullableBytes(b: Uint8Array | null): void {
+    if (b === null) this.int32(-1);
+    else this.bytes(b);
+  }
+
+  /** Raw bytes, no length. */
+  raw(b: Uint8Array): void {
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /**
+   * Writes the unknown tagged fields `fields[from..]` whose tag is below `beforeTag` (all of
+   * them for `Infinity`); returns the index of the first one not written. Lets the generated
+   * code interleave them with known tagged fields in ascending tag order.
+   */
+  unknownTaggedFields(fields: readonly UnknownTaggedField[], from: number, beforeTag: number): number {
+    let i = from;
+    for (; i < fields.length && fields[i]!.tag < beforeTag; i++) {
+      const f = fields[i]!;
+      this.uvarint(f.tag);
+      this.uvarint(f.data.length);
+      this.raw(f.data);
+    }
+    return i;
+  }
+}

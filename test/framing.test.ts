@@ -1,0 +1,162 @@
+/**
+ * Request/response framing with the RequestHeader and ResponseHeader codecs generated from Apache
+ * Kafka's schemas. Every expected frame is worked out by hand below from the Kafka protocol guide.
+ */
+
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { FrameSplitter, KafkaDecodeError, type Protocol } from "../src/runtime/index.js";
+import { CORPUS_OUT } from "./support/corpus.js";
+import { fromHex, toHex } from "./support/golden.js";
+import { describeShared } from "./support/shared.js";
+
+const h = (s: string) => fromHex(s.replace(/[\s|]/g, ""));
+
+describeShared("request and response frames", "kafka-schemas", () => {
+  let protocol: Protocol;
+  beforeAll(async () => {
+    const index = (await import(pathToFileURL(path.join(CORPUS_OUT, "index.ts")).href)) as { protocol: Protocol };
+    protocol = index.protocol;
+  });
+
+  // ApiVersions v3 request, flexible, so request header v2:
+  //   api key 18 = 00 12 | api version 3 = 00 03 | correlation id 7 = 00 00 00 07
+  //   client id "c1": still a classic nullable string in header v2 = 00 02 63 31 | header tagged fields: 00
+  //   body: ClientSoftwareName "kw" compact = (2+1) 03 6b 77 | ClientSoftwareVersion "1" = 02 31 | tagged: 00
+  //   size = 13 (header) + 6 (body) = 19 = 00 00 00 13
+  const apiVersionsV3Request = "00 00 00 13 | 00 12 00 03 00 00 00 07 00 02 63 31 00 | 03 6b 77 02 31 00";
+
+  it("encodes an ApiVersions v3 request with header v2 and a client id", () => {
+    const frame = protocol.encodeRequestFrame(
+      { apiKey: 18, apiVersion: 3, correlationId: 7, clientId: "c1" },
+      { clientSoftwareName: "kw", clientSoftwareVersion: "1" },
+    );
+    expect(toHex(frame)).toBe(toHex(h(apiVersionsV3Request)));
+  });
+
+  it("decodes that request frame, reading the api key and version from its header", () => {
+    const decoded = protocol.decodeRequestFrame(h(apiVersionsV3Request));
+    expect(decoded.api.name).toBe("ApiVersions");
+    expect(decoded.headerVersion).toBe(2);
+    expect(decoded.header).toMatchObject({ requestApiKey: 18, requestApiVersion: 3, correlationId: 7, clientId: "c1" });
+    expect(decoded.body).toMatchObject({ clientSoftwareName: "kw", clientSoftwareVersion: "1" });
+  });
+
+  // ApiVersions v0 request: not flexible, header v1; a null client id is ff ff; the v0 body is empty.
+  //   00 12 | 00 00 | 00 00 00 01 | ff ff  -> size 10 = 00 00 00 0a
+  it("writes a null client id as ffff", () => {
+    const frame = protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 1, clientId: null }, {});
+    expect(toHex(frame)).toBe("0000000a" + "0012" + "0000" + "00000001" + "ffff");
+  });
+
+  // ControlledShutdown v0 predates client ids: request header v0 = api key, version, correlation id.
+  //   00 07 | 00 00 | 00 00 00 05 | BrokerId 3 = 00 00 00 03 -> size 12 = 00 00 00 0c
+  it("uses request header v0 for ControlledShutdown v0", () => {
+    const frame = protocol.encodeRequestFrame({ apiKey: 7, apiVersion: 0, correlationId: 5, clientId: "ignored" }, { brokerId: 3 });
+    expect(toHex(frame)).toBe("0000000c" + "0007" + "0000" + "00000005" + "00000003");
+  });
+
+  // ApiVersions v3 response: responses of ApiVersions always use header v0 (correlation id only).
+  //   header: 00 00 00 07
+  //   body: ErrorCode 0 = 00 00 | ApiKeys compact array of 1 = 02 | {ApiKey 18 = 00 12, Min 0 = 00 00, Max 4 = 00 04, tagged 00}
+  //         ThrottleTimeMs 0 = 00 00 00 00 | tagged fields 00
+  //   size = 4 + 2 + 1 + 7 + 4 + 1 = 19 = 00 00 00 13
+  const apiVersionsV3Response = "00 00 00 13 | 00 00 00 07 | 00 00 02 00 12 00 00 00 04 00 00 00 00 00 00";
+
+  it("decodes an ApiVersions v3 response with header v0", () => {
+    const decoded = protocol.decodeResponseFrame(h(apiVersionsV3Response), 18, 3);
+    expect(decoded.headerVersion).toBe(0);
+    expect(decoded.header.correlationId).toBe(7);
+    expect(decoded.body).toMatchObject({ errorCode: 0, apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 4 }], throttleTimeMs: 0 });
+    const again = protocol.encodeResponseFrame({ apiKey: 18, apiVersion: 3, correlationId: 7 }, decoded.body);
+    expect(toHex(again)).toBe(toHex(h(apiVersionsV3Response)));
+  });
+
+  // Heartbeat v4 response is flexible: response header v1 = correlation id 42 (00 00 00 2a) + tagged 00.
+  //   body: ThrottleTimeMs 10 = 00 00 00 0a | ErrorCode 0 = 00 00 | tagged 00 -> size 5 + 7 = 12
+  it("encodes and decodes a flexible response with header v1", () => {
+    const expected = "0000000c" + "0000002a" + "00" + "0000000a" + "0000" + "00";
+    const frame = protocol.encodeResponseFrame({ apiKey: 12, apiVersion: 4, correlationId: 42 }, { throttleTimeMs: 10, errorCode: 0 });
+    expect(toHex(frame)).toBe(expected);
+    const decoded = protocol.decodeResponseFrame(frame, 12, 4);
+    expect(decoded.headerVersion).toBe(1);
+    expect(decoded.header.correlationId).toBe(42);
+    expect(decoded.body).toMatchObject({ throttleTimeMs: 10, errorCode: 0 });
+  });
+
+  // KIP-511: a broker without ApiVersions v3 answers a v3 request in the v0 layout with error 35.
+  //   header v0: 00 00 00 07 | ErrorCode 35 = 00 23 | ApiKeys int32 count 1 = 00 00 00 01
+  //   {ApiKey 18 = 00 12, Min 0 = 00 00, Max 2 = 00 02} -> size 4 + 2 + 4 + 6 = 16 = 00 00 00 10
+  const unsupportedReply = "00 00 00 10 | 00 00 00 07 | 00 23 00 00 00 01 00 12 00 00 00 02";
+
+  it("rejects a v0-layout UNSUPPORTED_VERSION reply as v3 with a typed error", () => {
+    // As v3, the byte after the error code (00) is a compact array length of null: not allowed.
+    expect(() => protocol.decodeResponseFrame(h(unsupportedReply), 18, 3)).toThrow(KafkaDecodeError);
+  });
+
+  it("falls back to v0 for that reply (KIP-511)", () => {
+    const decoded = protocol.decodeApiVersionsResponseFrame(h(unsupportedReply), 3);
+    expect(decoded.apiVersion).toBe(0);
+    expect(decoded.body).toMatchObject({ errorCode: 35, apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 2 }] });
+  });
+
+  it("does not fall back when the v0 reading is not an UNSUPPORTED_VERSION reply", () => {
+    // Same layout with error code 0: a broker that understood v3 would not send this.
+    const bad = unsupportedReply.replace("00 23", "00 00");
+    expect(() => protocol.decodeApiVersionsResponseFrame(h(bad), 3)).toThrow(KafkaDecodeError);
+  });
+
+  it("rejects a size prefix that disagrees with the frame, and unknown api keys", () => {
+    expect(() => protocol.decodeRequestFrame(h("00 00 00 05 00 12 00 00"))).toThrow(/size prefix says 5/);
+    expect(() => protocol.decodeRequestFrame(h("00 00 00 04 7f 00 00 00"))).toThrow(/api key 32512/);
+  });
+});
+
+describe("FrameSplitter", () => {
+  // Two frames: size 2 (00 00 00 02 | aa bb) and size 0 (00 00 00 00).
+  const stream = h("00 00 00 02 aa bb 00 00 00 00");
+
+  it("returns several frames from one chunk, as views of it", () => {
+    const frames = new FrameSplitter().push(stream);
+    expect(frames.map(toHex)).toEqual(["00000002aabb", "00000000"]);
+    expect(frames[0]!.buffer).toBe(stream.buffer);
+  });
+
+  it("joins frames split across chunks at every byte boundary", () => {
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const splitter = new FrameSplitter();
+      const frames = [...splitter.push(stream.slice(0, cut)), ...splitter.push(stream.slice(cut))];
+      expect(frames.map(toHex)).toEqual(["00000002aabb", "00000000"]);
+      expect(splitter.buffered).toBe(0);
+    }
+  });
+
+  it("handles one byte at a time", () => {
+    const splitter = new FrameSplitter();
+    const frames: Uint8Array[] = [];
+    for (const b of stream) frames.push(...splitter.push(Uint8Array.of(b)));
+    expect(frames.map(toHex)).toEqual(["00000002aabb", "00000000"]);
+  });
+
+  it("rejects a frame above maxFrameSize before buffering it", () => {
+    const splitter = new FrameSplitter({ maxFrameSize: 10 });
+    // size 11 = 00 00 00 0b
+    expect(() => splitter.push(h("00 00 00 0b 01"))).toThrow(/frame size 11 is outside 0..10/);
+    const split = new FrameSplitter({ maxFrameSize: 10 });
+    expect(split.push(h("00 00"))).toEqual([]);
+    expect(() => split.push(h("00 0b"))).toThrow(KafkaDecodeError);
+  });
+
+  it("rejects a negative size", () => {
+    expect(() => new FrameSplitter().push(h("ff ff ff ff"))).toThrow(/frame size -1/);
+  });
+
+  it("keeps its own copy of partial data, so callers may reuse their chunk buffer", () => {
+    const splitter = new FrameSplitter();
+    const chunk = h("00 00 00 02 aa");
+    expect(splitter.push(chunk)).toEqual([]);
+    chunk.fill(0xee);
+    expect(splitter.push(h("bb")).map(toHex)).toEqual(["00000002aabb"]);
+  });
+});
