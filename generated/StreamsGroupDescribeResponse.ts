@@ -500,9 +500,13 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -726,9 +730,13 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     $authorizedOperations = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1030,9 +1038,13 @@ function Topology$read(r: Reader, version: number): Topology {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1307,9 +1319,13 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1741,9 +1757,13 @@ function Member$read(r: Reader, version: number): Member {
     $isClassic = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2161,9 +2181,13 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2295,9 +2319,13 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
     $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2523,9 +2551,13 @@ function Assignment$read(r: Reader, version: number): Assignment {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2745,9 +2777,13 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2891,9 +2927,13 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -3058,9 +3098,13 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }

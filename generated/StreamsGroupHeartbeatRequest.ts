@@ -733,9 +733,13 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
     $shutdownApplication = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1308,9 +1312,13 @@ function Topology$read(r: Reader, version: number): Topology {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1642,9 +1650,13 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2036,9 +2048,13 @@ function CopartitionGroup$read(r: Reader, version: number): CopartitionGroup {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2236,9 +2252,13 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2403,9 +2423,13 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2581,9 +2605,13 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2715,9 +2743,13 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
     $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -2880,9 +2912,13 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }

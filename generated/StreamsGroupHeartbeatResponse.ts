@@ -540,9 +540,13 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1058,9 +1062,13 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1239,9 +1247,13 @@ function Status$read(r: Reader, version: number): Status {
     $statusDetail = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1388,9 +1400,13 @@ function TopicPartition$read(r: Reader, version: number): TopicPartition {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1556,9 +1572,13 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -1702,9 +1722,13 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }

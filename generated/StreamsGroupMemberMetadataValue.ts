@@ -255,9 +255,13 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -521,9 +525,13 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     $port = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }
@@ -648,9 +656,13 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
+    let previous = -1;
     for (let t = 0; t < count; t++) {
       f = "";
+      const at = r.pos;
       const tag = r.uvarint();
+      r.checkTagOrder(tag, previous, at);
+      previous = tag;
       const end = r.taggedFieldEnd();
       (unknown ??= []).push(r.unknownTaggedField(tag, end));
     }

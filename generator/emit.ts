@@ -10,7 +10,6 @@ import { Code } from "./code.js";
 import {
   formatRange,
   intersect,
-  MAX_VERSION,
   type DefaultValue,
   type FieldSpec,
   type FieldType,
@@ -648,22 +647,33 @@ class MessageEmitter {
     if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
     read.ifVersion(flexibleRange, ctx, (c) => {
       read.line("const count = r.uvarint();");
+      read.line("let previous = -1;");
       read.block("for (let t = 0; t < count; t++)", () => {
         read.line('f = "";');
+        read.line("const at = r.pos;");
         read.line("const tag = r.uvarint();");
+        read.line("r.checkTagOrder(tag, previous, at);");
+        read.line("previous = tag;");
         read.line("const end = r.taggedFieldEnd();");
         let first = true;
         for (const field of tagged) {
-          const cond = intersect(field.taggedVersions, c);
-          if (cond === null) continue;
-          const versionCheck = condExpr(field.taggedVersions!, c);
-          read.line(`${first ? "" : "} else "}if (tag === ${field.tag}${versionCheck ? ` && ${versionCheck}` : ""}) {`);
+          const within = intersect(field.taggedVersions, c);
+          const known = within !== null && field.taggedVersions !== null ? within : null;
+          read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
           first = false;
           read.line(`  f = ${JSON.stringify(field.propertyName)};`);
           const inner = new Code();
-          this.emitRead(inner, field, `$${field.propertyName}`, cond);
+          // Kafka's reader rejects a known tag in a version where the field is not tagged.
+          inner.ifVersion(
+            known,
+            c,
+            (c2) => {
+              this.emitRead(inner, field, `$${field.propertyName}`, c2);
+              inner.line("r.endTaggedField(tag, end);");
+            },
+            () => inner.line("throw r.tagNotInVersion(tag, version, at);"),
+          );
           for (const l of inner.toString().split("\n")) read.line(`  ${l}`);
-          read.line("  r.endTaggedField(tag, end);");
         }
         if (first) {
           read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));");
@@ -853,14 +863,6 @@ class MessageEmitter {
       `// Regenerate with \`npm run generate\` (or \`kafka-wire generate\`).\n\n`;
     return header + file.getFullText();
   }
-}
-
-/** The condition text for `range` within `ctx`, or "" when it always holds. */
-function condExpr(range: VersionRange, ctx: VersionRange): string {
-  const parts: string[] = [];
-  if (range.lowest > ctx.lowest) parts.push(`version >= ${range.lowest}`);
-  if (range.highest < ctx.highest && range.highest !== MAX_VERSION) parts.push(`version <= ${range.highest}`);
-  return parts.join(" && ");
 }
 
 /** The TypeScript module (unformatted) for one message. */

@@ -3,11 +3,9 @@
  * Kafka's schemas. Every expected frame is worked out by hand below from the Kafka protocol guide.
  */
 
-import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { FrameSplitter, KafkaDecodeError, type Protocol } from "../src/runtime/index.js";
-import { CORPUS_OUT } from "./support/corpus.js";
+import { corpusIndex } from "./support/corpus.js";
 import { fromHex, toHex } from "./support/golden.js";
 import { describeShared } from "./support/shared.js";
 
@@ -16,8 +14,7 @@ const h = (s: string) => fromHex(s.replace(/[\s|]/g, ""));
 describeShared("request and response frames", "kafka-schemas", () => {
   let protocol: Protocol;
   beforeAll(async () => {
-    const index = (await import(pathToFileURL(path.join(CORPUS_OUT, "index.ts")).href)) as { protocol: Protocol };
-    protocol = index.protocol;
+    protocol = (await corpusIndex()).protocol;
   });
 
   // ApiVersions v3 request, flexible, so request header v2:

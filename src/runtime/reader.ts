@@ -8,7 +8,7 @@
 
 import { KafkaDecodeError } from "./errors.js";
 import { uuidToString } from "./base64.js";
-import { readUtf8 } from "./utf8.js";
+import { readUtf8, utf8Length } from "./utf8.js";
 import { MAX_STRING_BYTES, type UnknownTaggedField } from "./writer.js";
 
 /** How strictly `decode` reads. Every default is the safe choice. */
@@ -19,6 +19,12 @@ export interface DecodeOptions {
   readonly strictUtf8?: boolean;
   /** Reject bool bytes other than 0 and 1 (`INVALID_VALUE`) instead of reading any non-zero byte as true as Kafka does. Default false. */
   readonly strictBool?: boolean;
+  /**
+   * Accept tagged fields whose tags repeat or descend, as Kafka's reader does (a repeated known
+   * tag keeps the last value). Default false: such input is an `INVALID_TAGGED_FIELDS` error,
+   * since no Kafka writer produces it and it can hide a second value from a checking reader.
+   */
+  readonly lenientTaggedFields?: boolean;
 }
 
 const NO_OPTIONS: DecodeOptions = {};
@@ -31,6 +37,7 @@ export class Reader {
   readonly end: number;
   readonly strictUtf8: boolean;
   readonly strictBool: boolean;
+  readonly lenientTaggedFields: boolean;
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length, options: DecodeOptions = NO_OPTIONS) {
     this.buf = buf;
@@ -39,6 +46,7 @@ export class Reader {
     this.end = end;
     this.strictUtf8 = options.strictUtf8 === true;
     this.strictBool = options.strictBool === true;
+    this.lenientTaggedFields = options.lenientTaggedFields === true;
   }
 
   /** Bytes left to read. */
@@ -174,21 +182,33 @@ export class Reader {
     }
     this.checkLength(len, at);
     const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
+    // Replacing invalid bytes with U+FFFD (3 bytes each) can make a string too long to write back.
+    if (len > MAX_STRING_BYTES / 3 && s.length !== len && utf8Length(s) > MAX_STRING_BYTES) {
+      throw new KafkaDecodeError("STRING_TOO_LONG", `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`, at);
+    }
     this.pos += len;
     return s;
+  }
+
+  /** An unsigned varint length+1 prefix; a length above 2^31-1 fits no Kafka field. */
+  private compactLength(): number {
+    const at = this.pos;
+    const n = this.uvarint();
+    if (n > 0x80000000) throw new KafkaDecodeError("INVALID_LENGTH", `compact length ${n - 1} is above 2^31-1`, at);
+    return n;
   }
 
   /** Compact string (unsigned varint length+1); null (`00`) is an error. */
   compactString(): string {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     if (n === 0) throw this.nullError(at);
     return this.utf8(n - 1, at);
   }
 
   compactNullableString(): string | null {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     return n === 0 ? null : this.utf8(n - 1, at);
   }
 
@@ -224,14 +244,14 @@ export class Reader {
   /** Compact bytes (or records): a view into the input. */
   compactBytes(): Uint8Array {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     if (n === 0) throw this.nullError(at);
     return this.view_(n - 1, at);
   }
 
   compactNullableBytes(): Uint8Array | null {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     return n === 0 ? null : this.view_(n - 1, at);
   }
 
@@ -259,7 +279,7 @@ export class Reader {
    */
   compactArrayLength(minElementSize: number): number {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     if (n === 0) throw this.nullError(at);
     this.checkLength(n - 1, at, minElementSize);
     return n - 1;
@@ -268,7 +288,7 @@ export class Reader {
   /** A nullable compact array's element count, -1 for null. */
   compactNullableArrayLength(minElementSize: number): number {
     const at = this.pos;
-    const n = this.uvarint();
+    const n = this.compactLength();
     if (n === 0) return -1;
     this.checkLength(n - 1, at, minElementSize);
     return n - 1;
@@ -316,6 +336,22 @@ export class Reader {
     if (this.pos !== end) {
       throw new KafkaDecodeError("TAGGED_FIELD_SIZE", `tagged field ${tag} did not consume exactly its declared size`, this.pos);
     }
+  }
+
+  /** Tags must ascend (KIP-482); repeats and descents are errors unless `lenientTaggedFields`. */
+  checkTagOrder(tag: number, previous: number, at: number): void {
+    if (tag <= previous && !this.lenientTaggedFields) {
+      throw new KafkaDecodeError(
+        "INVALID_TAGGED_FIELDS",
+        tag === previous ? `tag ${tag} appears twice` : `tag ${tag} follows tag ${previous}: tags must ascend`,
+        at,
+      );
+    }
+  }
+
+  /** A known tag in a version whose schema does not tag that field (Kafka's reader rejects it too). */
+  tagNotInVersion(tag: number, version: number, at: number): KafkaDecodeError {
+    return new KafkaDecodeError("FIELD_NOT_IN_VERSION", `tag ${tag} is not valid in version ${version}`, at);
   }
 
   /** Keeps an unknown tagged field's payload (a view) and skips it. */

@@ -1,0 +1,612 @@
+#!/usr/bin/env node
+/**
+ * The `kafka-wire` command line: decode and encode message bodies, list the known messages and
+ * (re)generate codecs from Kafka JSON schemas.
+ *
+ * Heavy or possibly missing modules are loaded lazily, so each command only pays for what it uses:
+ * - the codecs come from `./index.js`, the package root (in the repository `src/index.ts`, which
+ *   re-exports `generated/`; in the built package `dist/index.js`, next to `dist/cli.js`), and
+ *   only for `decode`, `encode` and `list` — `generate` works while `generated/` is missing or stale;
+ * - the generator (prettier, ts-morph) is loaded only by `generate`.
+ */
+
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Command, CommanderError } from "commander";
+import type { DecodeOptions, KafkaWireError, MessageCodec } from "./runtime/index.js";
+
+/** Where the CLI writes text (a `process.stdout`-like stream). */
+export interface TextOutput {
+  write(text: string): unknown;
+}
+
+/** Where the CLI reads input that is not given as an argument (a `process.stdin`-like stream). */
+export type TextInput = AsyncIterable<string | Uint8Array> & { readonly isTTY?: boolean };
+
+/** The streams (and working folder) {@link main} runs with. */
+export interface CliIO {
+  readonly stdout: TextOutput;
+  readonly stderr: TextOutput;
+  readonly stdin: TextInput;
+  /** Base for relative paths and for finding `kafka-wire.config.json` (default `process.cwd()`). */
+  readonly cwd?: string;
+}
+
+/** The configuration file `generate` reads from the working folder when present. */
+export const CONFIG_FILE = "kafka-wire.config.json";
+
+/** A failure the CLI reports as `error: <message>` (one line) and exit code 1. */
+class CliError extends Error {
+  override get name(): string {
+    return "CliError";
+  }
+}
+
+/** What `generate` prints its own one-line message for (no `error:` prefix), e.g. a SchemaError. */
+class PlainCliError extends CliError {}
+
+/** The package root module, loaded lazily: the codecs and the runtime's error classes. */
+interface PackageApi {
+  readonly messages: Readonly<Record<string, MessageCodec<unknown>>>;
+  readonly KafkaWireError: abstract new (...args: never[]) => KafkaWireError;
+}
+
+let apiPromise: Promise<PackageApi> | undefined;
+
+/**
+ * Loads the package root (`./index.js`) once. In the repository this is `src/index.ts`, which
+ * needs `generated/`; the build keeps the import external so `dist/cli.js` loads `dist/index.js`
+ * and shares its codecs and error classes with library users.
+ * @throws CliError when the generated codecs cannot be loaded.
+ */
+function loadApi(): Promise<PackageApi> {
+  apiPromise ??= import("./index.js").then(
+    (mod): PackageApi => ({ messages: mod.messages, KafkaWireError: mod.KafkaWireError }),
+    (error: unknown) => {
+      apiPromise = undefined;
+      const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+      throw new CliError(`cannot load the generated codecs (${detail}); run \`npm run generate\` first`);
+    },
+  );
+  return apiPromise;
+}
+
+/** kafka-wire's version from its package.json (`../package.json` from both `src/` and `dist/`). */
+function packageVersion(): string {
+  try {
+    const text = readFileSync(new URL("../package.json", import.meta.url), "utf8");
+    const pkg: unknown = JSON.parse(text);
+    if (typeof pkg === "object" && pkg !== null && "version" in pkg && typeof pkg.version === "string") {
+      return pkg.version;
+    }
+  } catch {
+    // fall through
+  }
+  return "0.0.0";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input and output helpers
+
+/** Reads all of `input` as UTF-8 text. @throws CliError when `input` is a terminal (nothing piped). */
+async function readAll(input: TextInput, what: string): Promise<string> {
+  if (input.isTTY === true) {
+    throw new CliError(`no ${what} given: pass it as an argument or pipe it on stdin`);
+  }
+  const decoder = new TextDecoder("utf-8");
+  let text = "";
+  for await (const chunk of input) {
+    text += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+/**
+ * Parses hex text into bytes: whitespace anywhere and one leading `0x`/`0X` are ignored,
+ * upper- and lower-case digits are accepted.
+ * @throws CliError naming the first bad character (1-based position in `text`) or an odd digit count.
+ */
+export function parseHex(text: string): Uint8Array {
+  const start = text.search(/\S/);
+  let i = start < 0 ? text.length : start;
+  if (text[i] === "0" && (text[i + 1] === "x" || text[i + 1] === "X")) i += 2;
+  const digits: number[] = [];
+  for (; i < text.length; i++) {
+    const c = text[i]!;
+    if (/\s/.test(c)) continue;
+    const d = Number.parseInt(c, 16);
+    if (Number.isNaN(d)) {
+      const shown = JSON.stringify(c);
+      throw new CliError(`invalid hex: unexpected character ${shown} at position ${i + 1}`);
+    }
+    digits.push(d);
+  }
+  if (digits.length % 2 !== 0) {
+    throw new CliError(`invalid hex: odd number of hex digits (${digits.length}); every byte needs two`);
+  }
+  const bytes = new Uint8Array(digits.length / 2);
+  for (let b = 0; b < bytes.length; b++) bytes[b] = digits[2 * b]! * 16 + digits[2 * b + 1]!;
+  return bytes;
+}
+
+/** Lowercase hex of `bytes`, two digits per byte, no separators. */
+export function toHex(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  return s;
+}
+
+/**
+ * Re-indents compact JSON text (`JSON.stringify(v, null, indent)` layout) without parsing values:
+ * strings and numbers are copied character for character, so int64 digits and Kafka's escapes
+ * (`\u001F`) stay exactly as the codec wrote them. Assumes `text` is valid JSON.
+ */
+export function indentJson(text: string, indent = 2): string {
+  let out = "";
+  let depth = 0;
+  const newline = (): string => "\n" + " ".repeat(depth * indent);
+  const nextNonSpace = (from: number): number => {
+    let j = from;
+    while (j < text.length && /\s/.test(text[j]!)) j++;
+    return j;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    switch (c) {
+      case '"': {
+        let j = i + 1;
+        while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+        out += text.slice(i, j + 1);
+        i = j;
+        break;
+      }
+      case "{":
+      case "[": {
+        const close = c === "{" ? "}" : "]";
+        const j = nextNonSpace(i + 1);
+        if (text[j] === close) {
+          out += c + close;
+          i = j;
+        } else {
+          depth++;
+          out += c + newline();
+        }
+        break;
+      }
+      case "}":
+      case "]":
+        depth--;
+        out += newline() + c;
+        break;
+      case ",":
+        out += "," + newline();
+        break;
+      case ":":
+        out += ": ";
+        break;
+      case " ":
+      case "\t":
+      case "\n":
+      case "\r":
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Message lookup
+
+/** Levenshtein distance, case-insensitive. */
+function editDistance(a: string, b: string): number {
+  const s = a.toLowerCase();
+  const t = b.toLowerCase();
+  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= s.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= t.length; j++) {
+      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
+      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
+    }
+    prev = row;
+  }
+  return prev[t.length]!;
+}
+
+/**
+ * Up to three known names closest to `name`: case-insensitive matches, names containing it (or
+ * contained in it), then names within an edit distance of about a third of its length; only
+ * the best of these (and those one step behind) are returned.
+ */
+export function closestNames(name: string, known: readonly string[]): string[] {
+  const lower = name.toLowerCase();
+  const scored: { name: string; score: number }[] = [];
+  const limit = Math.max(2, Math.floor(name.length / 3));
+  for (const k of known) {
+    const kl = k.toLowerCase();
+    let score: number;
+    if (kl === lower) score = -2;
+    else if (lower.length >= 3 && (kl.includes(lower) || lower.includes(kl))) score = -1;
+    else score = editDistance(name, k);
+    if (score <= limit) scored.push({ name: k, score });
+  }
+  scored.sort((x, y) => x.score - y.score || x.name.localeCompare(y.name));
+  const best = scored[0]?.score ?? 0;
+  return scored
+    .filter((s) => s.score <= best + 1)
+    .slice(0, 3)
+    .map((s) => s.name);
+}
+
+/** The codec named `name`. @throws CliError suggesting the closest known names. */
+function findCodec(registry: PackageApi["messages"], name: string): MessageCodec<unknown> {
+  const codec = Object.hasOwn(registry, name) ? registry[name] : undefined;
+  if (codec !== undefined) return codec;
+  const suggestions = closestNames(name, Object.keys(registry));
+  const hint =
+    suggestions.length > 0
+      ? `did you mean ${suggestions.join(", ")}?`
+      : "run `kafka-wire list` to see the known messages";
+  throw new CliError(`unknown message ${JSON.stringify(name)}; ${hint}`);
+}
+
+/** A version argument: a decimal integer (range checks are the codec's). @throws CliError */
+function parseVersion(text: string): number {
+  if (!/^-?\d{1,6}$/.test(text.trim())) {
+    throw new CliError(`version must be an integer, got ${JSON.stringify(text)}`);
+  }
+  return Number(text.trim());
+}
+
+/** Kafka's textual form of a version range: `0`, `1-4`, `3+`. */
+function formatVersions(range: { readonly lowest: number; readonly highest: number } | null): string {
+  if (range === null) return "none";
+  if (range.highest === 0x7fff) return `${range.lowest}+`;
+  return range.lowest === range.highest ? `${range.lowest}` : `${range.lowest}-${range.highest}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Commands
+
+interface DecodeFlags {
+  readonly allowTrailingBytes?: boolean;
+  readonly strictUtf8?: boolean;
+  readonly strictBool?: boolean;
+}
+
+async function decodeCommand(
+  io: CliIO,
+  name: string,
+  versionText: string,
+  hex: string | undefined,
+  flags: DecodeFlags,
+): Promise<void> {
+  const api = await loadApi();
+  const codec = findCodec(api.messages, name);
+  const version = parseVersion(versionText);
+  const bytes = parseHex(hex ?? (await readAll(io.stdin, "hex")));
+  const options: DecodeOptions = {
+    allowTrailingBytes: flags.allowTrailingBytes === true,
+    strictUtf8: flags.strictUtf8 === true,
+    strictBool: flags.strictBool === true,
+  };
+  const message = codec.decode(bytes, version, options);
+  io.stdout.write(indentJson(codec.toJson(message, version)) + "\n");
+}
+
+async function encodeCommand(io: CliIO, name: string, versionText: string, json: string | undefined): Promise<void> {
+  const api = await loadApi();
+  const codec = findCodec(api.messages, name);
+  const version = parseVersion(versionText);
+  const text = json ?? (await readAll(io.stdin, "JSON"));
+  if (text.trim() === "") throw new CliError("no JSON given: the input is empty");
+  const message = codec.fromJson(text, version);
+  io.stdout.write(toHex(codec.encode(message, version)) + "\n");
+}
+
+async function listCommand(io: CliIO): Promise<void> {
+  const api = await loadApi();
+  const rows = [["NAME", "TYPE", "API KEY", "VERSIONS", "FLEXIBLE"]];
+  for (const name of Object.keys(api.messages).sort()) {
+    const c = api.messages[name]!;
+    rows.push([
+      c.name,
+      c.type,
+      c.apiKey === null ? "-" : String(c.apiKey),
+      formatVersions(c.validVersions),
+      formatVersions(c.flexibleVersions),
+    ]);
+  }
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
+  const line = (r: readonly string[]): string => r.map((cell, col) => cell.padEnd(widths[col]!)).join("  ");
+  for (const r of rows) io.stdout.write(line(r).trimEnd() + "\n");
+}
+
+/** The keys of `kafka-wire.config.json` (all optional). */
+interface GenerateConfig {
+  readonly schemas?: readonly string[];
+  readonly out?: string;
+  readonly runtimeImport?: string;
+  readonly apiKeys?: Readonly<Record<string, number>>;
+}
+
+interface GenerateFlags {
+  readonly schemas?: readonly string[];
+  readonly out?: string;
+  readonly runtimeImport?: string;
+  readonly apiKey?: readonly string[];
+  readonly config?: string;
+  readonly check?: boolean;
+}
+
+function isApiKey(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 0x7fff;
+}
+
+/** Reads and checks a configuration file. @throws CliError naming the file and the bad key. */
+async function readConfig(file: string, label: string): Promise<GenerateConfig> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new CliError(`${label}: ${detail}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new CliError(`${label}: expected a JSON object`);
+  const config: Record<string, unknown> = { ...value };
+  const known = new Set(["schemas", "out", "runtimeImport", "apiKeys", "$schema"]);
+  for (const key of Object.keys(config)) {
+    if (!known.has(key))
+      throw new CliError(`${label}: unknown key ${JSON.stringify(key)} (known: schemas, out, runtimeImport, apiKeys)`);
+  }
+  const { schemas, out, runtimeImport, apiKeys } = config;
+  const result: { -readonly [K in keyof GenerateConfig]: GenerateConfig[K] } = {};
+  if (schemas !== undefined) {
+    const list = typeof schemas === "string" ? [schemas] : schemas;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((s): s is string => typeof s === "string")) {
+      throw new CliError(`${label}: "schemas" must be a path or a non-empty list of paths`);
+    }
+    result.schemas = list;
+  }
+  if (out !== undefined) {
+    if (typeof out !== "string") throw new CliError(`${label}: "out" must be a path`);
+    result.out = out;
+  }
+  if (runtimeImport !== undefined) {
+    if (typeof runtimeImport !== "string" || runtimeImport === "")
+      throw new CliError(`${label}: "runtimeImport" must be a module specifier`);
+    result.runtimeImport = runtimeImport;
+  }
+  if (apiKeys !== undefined) {
+    if (typeof apiKeys !== "object" || apiKeys === null || Array.isArray(apiKeys)) {
+      throw new CliError(`${label}: "apiKeys" must be an object of message name to api key`);
+    }
+    const keys: Record<string, number> = {};
+    for (const [name, key] of Object.entries(apiKeys)) {
+      if (!isApiKey(key)) throw new CliError(`${label}: apiKeys.${name} must be an integer from 0 to 32767`);
+      keys[name] = key;
+    }
+    result.apiKeys = keys;
+  }
+  return result;
+}
+
+/** `--api-key Name=88` values. @throws CliError for a malformed one. */
+function parseApiKeyFlags(values: readonly string[]): Record<string, number> {
+  const keys: Record<string, number> = {};
+  for (const v of values) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(v.trim());
+    const key = m === null ? NaN : Number(m[2]);
+    if (m === null || !isApiKey(key))
+      throw new CliError(`--api-key ${JSON.stringify(v)}: expected Name=number with a number from 0 to 32767`);
+    keys[m[1]!] = key;
+  }
+  return keys;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  // Paths in a configuration file are relative to its folder, which is also the base of the
+  // paths written into generated headers (so output does not depend on where you run from).
+  let config: GenerateConfig = {};
+  let base = cwd;
+  if (flags.config !== undefined) {
+    const file = path.resolve(cwd, flags.config);
+    if (!existsSync(file)) throw new CliError(`${flags.config}: no such configuration file`);
+    config = await readConfig(file, flags.config);
+    base = path.dirname(file);
+  } else if (existsSync(path.join(cwd, CONFIG_FILE))) {
+    config = await readConfig(path.join(cwd, CONFIG_FILE), CONFIG_FILE);
+  }
+  const fromCli = (p: string): string => path.relative(base, path.resolve(cwd, p)) || ".";
+  const schemas = flags.schemas?.map(fromCli) ?? config.schemas ?? ["schemas"];
+  const out = flags.out !== undefined ? fromCli(flags.out) : (config.out ?? "generated");
+  const runtimeImport = flags.runtimeImport ?? config.runtimeImport ?? "kafka-wire/runtime";
+  const apiKeys = { ...config.apiKeys, ...parseApiKeyFlags(flags.apiKey ?? []) };
+
+  const { generate } = await import("../generator/generate.js");
+  const { SchemaError } = await import("../generator/errors.js");
+  let result: Awaited<ReturnType<typeof generate>>;
+  try {
+    result = await generate({ schemas, out, runtimeImport, apiKeys, check: flags.check === true, cwd: base });
+  } catch (error) {
+    if (error instanceof SchemaError) throw new PlainCliError(error.message.split("\n").join(" "));
+    throw error;
+  }
+  for (const w of result.warnings) io.stderr.write(`warning: ${w.file}:${w.line}:${w.column}: ${w.message}\n`);
+  const show = (p: string): string => path.relative(cwd, path.resolve(base, p)).split(path.sep).join("/");
+  if (flags.check === true) {
+    const stale = result.files.filter((f) => f.status === "stale");
+    for (const f of stale) io.stdout.write(`stale ${show(f.path)}\n`);
+    if (stale.length > 0) {
+      const what = stale.length === 1 ? "1 generated file is stale" : `${stale.length} generated files are stale`;
+      throw new CliError(`${what}; run npm run generate`);
+    }
+    io.stdout.write(`${plural(result.files.length, "generated file is", "generated files are")} up to date\n`);
+    return 0;
+  }
+  let changed = 0;
+  for (const f of result.files) {
+    if (f.status === "written" || f.status === "removed") {
+      changed++;
+      io.stdout.write(`${f.status === "written" ? "wrote" : "removed"} ${show(f.path)}\n`);
+    }
+  }
+  if (changed === 0)
+    io.stdout.write(`${plural(result.files.length, "generated file is", "generated files are")} up to date\n`);
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry point
+
+/**
+ * Runs the `kafka-wire` command in-process.
+ *
+ * @param argv the arguments after the program name (`process.argv.slice(2)`), e.g.
+ *   `["decode", "StreamsGroupHeartbeatResponse", "0", "00…"]`.
+ * @param io where to read stdin and write output; `io.cwd` replaces `process.cwd()`.
+ * @returns the exit code: 0 on success (and for `--help`/`--version`), 1 on any error. Errors are
+ *   never thrown: they are written to `io.stderr` as one line `error: <message>` (a
+ *   KafkaWireError adds a second line `code: <CODE>`; a SchemaError is printed as its own
+ *   `file:line:column: reason` line).
+ */
+export async function main(argv: readonly string[], io: CliIO): Promise<number> {
+  let exitCode = 0;
+  const program = new Command("kafka-wire");
+  program
+    .description(
+      "Encode and decode Apache Kafka protocol messages; generate TypeScript codecs from Kafka's JSON schemas.",
+    )
+    .version(packageVersion(), "-V, --version", "print the kafka-wire version")
+    .exitOverride()
+    .showSuggestionAfterError(true)
+    .configureOutput({
+      writeOut: (s) => void io.stdout.write(s),
+      writeErr: (s) => void io.stderr.write(s),
+      outputError: (s, write) => write(oneLine(s) + "\n"),
+    });
+
+  program
+    .command("decode")
+    .description("decode a message body from hex and print it as Kafka JSON (JsonConverter form)")
+    .argument("<message>", "message name, e.g. StreamsGroupHeartbeatResponse (see `kafka-wire list`)")
+    .argument("<version>", "message version")
+    .argument("[hex]", "the body bytes as hex (whitespace and a 0x prefix allowed); read from stdin when omitted")
+    .option("--allow-trailing-bytes", "accept bytes after the end of the message")
+    .option("--strict-utf8", "reject strings that are not valid UTF-8 instead of replacing bad sequences with U+FFFD")
+    .option("--strict-bool", "reject bool bytes other than 00 and 01")
+    .addHelpText("after", "\nExample:\n  kafka-wire decode StreamsGroupHeartbeatResponse 0 0000000000000100000000...00")
+    .action(async (name: string, version: string, hex: string | undefined, flags: DecodeFlags) => {
+      await decodeCommand(io, name, version, hex, flags);
+    });
+
+  program
+    .command("encode")
+    .description("encode Kafka JSON (JsonConverter form) and print the message body as lowercase hex")
+    .argument("<message>", "message name (see `kafka-wire list`)")
+    .argument("<version>", "message version")
+    .argument("[json]", "the message as JSON; read from stdin when omitted")
+    .addHelpText(
+      "after",
+      "\nExample:\n  echo '{\"throttleTimeMs\":0, ...}' | kafka-wire encode StreamsGroupHeartbeatResponse 0",
+    )
+    .action(async (name: string, version: string, json: string | undefined) => {
+      await encodeCommand(io, name, version, json);
+    });
+
+  program
+    .command("list")
+    .description("list the known messages with their type, api key and versions")
+    .action(async () => {
+      await listCommand(io);
+    });
+
+  program
+    .command("generate")
+    .description(
+      `generate TypeScript codecs from Kafka JSON schemas (defaults from ./${CONFIG_FILE} when present, else --schemas schemas --out generated)`,
+    )
+    .option("--schemas <path...>", "schema files or folders (searched recursively for *.json)")
+    .option("--out <dir>", "output folder for <Message>.ts and index.ts")
+    .option(
+      "--runtime-import <specifier>",
+      "module the generated code imports the runtime from (default kafka-wire/runtime)",
+    )
+    .option(
+      "--api-key <Name=number...>",
+      "api keys for schemas whose apiKey is TBD, e.g. StreamsGroupHeartbeatRequest=88",
+    )
+    .option("--config <file>", `configuration file (default ./${CONFIG_FILE}); its paths are relative to its folder`)
+    .option("--check", "write nothing; list stale files and exit 1 when any generated file is out of date")
+    .action(async (flags: GenerateFlags) => {
+      exitCode = await generateCommand(io, flags);
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: "user" });
+    return exitCode;
+  } catch (error) {
+    return reportError(io, error);
+  }
+}
+
+async function reportError(io: CliIO, error: unknown): Promise<number> {
+  if (error instanceof CommanderError) {
+    // Commander has already printed its message (help, version or a usage error).
+    return error.exitCode === 0 ? 0 : 1;
+  }
+  if (error instanceof PlainCliError) {
+    io.stderr.write(error.message + "\n");
+    return 1;
+  }
+  if (error instanceof CliError) {
+    io.stderr.write(`error: ${error.message}\n`);
+    return 1;
+  }
+  // Only look at KafkaWireError when the codecs are loaded (they threw it, so they are).
+  const api = apiPromise === undefined ? undefined : await apiPromise.catch(() => undefined);
+  if (api !== undefined && error instanceof api.KafkaWireError) {
+    io.stderr.write(`error: ${oneLine(error.message)}\ncode: ${error.code}\n`);
+    return 1;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.stderr.write(`error: ${oneLine(message)}\n`);
+  return 1;
+}
+
+/** `text` with its lines joined by single spaces. */
+function oneLine(text: string): string {
+  return text
+    .trim()
+    .split(/\s*\n\s*/)
+    .join(" ");
+}
+
+/** True when this module is the script node was started with (`tsx src/cli.ts`, `node dist/cli.js`, the npm bin link). */
+function isEntryPoint(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntryPoint()) {
+  void main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
+    (code) => {
+      process.exitCode = code;
+    },
+  );
+}
