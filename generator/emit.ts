@@ -117,6 +117,11 @@ class MessageEmitter {
   private readonly ctx = new Map<StructSpec, VersionRange>();
   private readonly needsIsDefault = new Set<StructSpec>();
   private readonly functions: string[] = [];
+  /**
+   * True while emitting a tagged field's payload: Kafka writes a nullable struct's presence marker
+   * there as an unsigned varint (0 null, 1 present) instead of the int8 (-1 / 1) of ordinary fields.
+   */
+  private inTaggedPayload = false;
 
   constructor(
     private readonly spec: MessageSpec,
@@ -193,6 +198,15 @@ class MessageEmitter {
 
   private taggedFields(struct: StructSpec): FieldSpec[] {
     return struct.fields.filter((f) => f.tag !== null).sort((a, b) => a.tag! - b.tag!);
+  }
+
+  private tagged(emit: () => void): void {
+    this.inTaggedPayload = true;
+    try {
+      emit();
+    } finally {
+      this.inTaggedPayload = false;
+    }
   }
 
   // ---- sizes ----
@@ -342,8 +356,9 @@ class MessageEmitter {
     }
     if (type.kind === "struct") {
       if (nullable) {
-        code.block(`if (${x} === null)`, () => code.line("w.int8(-1);"), "} else {");
-        code.line("w.int8(1);");
+        const [absent, present] = this.inTaggedPayload ? ["w.uvarint(0);", "w.uvarint(1);"] : ["w.int8(-1);", "w.int8(1);"];
+        code.block(`if (${x} === null)`, () => code.line(absent), "} else {");
+        code.line(present);
         code.line(`${type.struct.name}$write(w, ${x}, version);`);
         code.line("}");
       } else {
@@ -402,7 +417,8 @@ class MessageEmitter {
     }
     if (type.kind === "struct") {
       const read = `${type.struct.name}$read(r, version)`;
-      code.line(nullable ? `${target} = r.structPresent() ? ${read} : null;` : `${target} = ${read};`);
+      const present = this.inTaggedPayload ? "r.uvarint() > 0" : "r.structPresent()";
+      code.line(nullable ? `${target} = ${present} ? ${read} : null;` : `${target} = ${read};`);
       return;
     }
     const min = this.minElementSize(type, ctx);
@@ -574,7 +590,7 @@ class MessageEmitter {
             size.line("tagged++;");
             size.line(`const slot = ${this.rt("reserveLen")}(lens);`);
             size.line("let s = 0;");
-            this.emitSize(size, field, x, c2, "s");
+            this.tagged(() => this.emitSize(size, field, x, c2, "s"));
             size.line("lens[slot] = s;");
             size.line(`size += ${this.rt("uvarintSize")}(${field.tag}) + ${this.rt("uvarintSize")}(s) + s;`);
           });
@@ -619,7 +635,7 @@ class MessageEmitter {
             write.line(`f = ${JSON.stringify(field.propertyName)};`);
             write.line(`w.uvarint(${field.tag});`);
             write.line("w.uvarint(w.nextLen());");
-            this.emitWrite(write, field, x, c2);
+            this.tagged(() => this.emitWrite(write, field, x, c2));
           });
         });
       }
@@ -668,7 +684,7 @@ class MessageEmitter {
             known,
             c,
             (c2) => {
-              this.emitRead(inner, field, `$${field.propertyName}`, c2);
+              this.tagged(() => this.emitRead(inner, field, `$${field.propertyName}`, c2));
               inner.line("r.endTaggedField(tag, end);");
             },
             () => inner.line("throw r.tagNotInVersion(tag, version, at);"),

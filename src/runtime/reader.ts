@@ -183,7 +183,7 @@ export class Reader {
     this.checkLength(len, at);
     const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
     // Replacing invalid bytes with U+FFFD (3 bytes each) can make a string too long to write back.
-    if (len > MAX_STRING_BYTES / 3 && s.length !== len && utf8Length(s) > MAX_STRING_BYTES) {
+    if (len > MAX_STRING_BYTES / 3 && utf8Length(s) > MAX_STRING_BYTES) {
       throw new KafkaDecodeError("STRING_TOO_LONG", `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`, at);
     }
     this.pos += len;

@@ -1,0 +1,150 @@
+import { describe, it, expect } from "vitest";
+import {
+  KafkaDecodeError,
+  KafkaEncodeError,
+  Reader,
+  Writer,
+  ZERO_UUID,
+  base64ToBytes,
+  bytesToBase64,
+  uuidFromString,
+  uuidToString,
+} from "../../src/runtime/index.js";
+import { bytes, expectError, hex, repeatHex } from "./helpers.js";
+
+// URL-safe alphabet: A-Z = 0..25, a-z = 26..51, 0-9 = 52..61, '-' = 62, '_' = 63.
+
+// [name, Kafka string form, hand-worked 16 bytes]
+const UUIDS: Array<[string, string, string]> = [
+  // 128 zero bits -> 21 'A' (126 bits) + 2 zero bits padded with four zero bits -> 'A'
+  ["zero", "AAAAAAAAAAAAAAAAAAAAAA", repeatHex("00", 16)],
+  // 128 one-bits: 21 chars of 63 '_' (126 bits), then '11' padded with 0000 -> 0b110000 = 48 -> 'w'
+  ["all ones", "_____________________w", repeatHex("ff", 16)],
+  // 00 01 02 | 03 04 05 | 06 07 08 | 09 0a 0b | 0c 0d 0e | 0f:
+  //   000102 -> 000000 000000 000100 000010 -> 0 0 4 2    -> AAEC
+  //   030405 -> 000000 110000 010000 000101 -> 0 48 16 5  -> AwQF
+  //   060708 -> 000001 100000 011100 001000 -> 1 32 28 8  -> BgcI
+  //   090a0b -> 000010 010000 101000 001011 -> 2 16 40 11 -> CQoL
+  //   0c0d0e -> 000011 000000 110100 001110 -> 3 0 52 14  -> DA0O
+  //   0f     -> 000011 11(0000)             -> 3 48       -> Dw
+  ["00..0f", "AAECAwQFBgcICQoLDA0ODw", "00 01 02 03 04 05 06 07 08 09 0a 0b 0c 0d 0e 0f"],
+  // fb ef be = 111110 111110 111110 111110 -> 62 x4 -> "----" (standard base64 would be "++++");
+  // five groups -> 20 '-', then fb = 111110 11(0000) -> 62, 48 -> "-w"
+  ["URL-safe 62s", "---------------------w", `${repeatHex("fb ef be", 5)} fb`],
+];
+
+describe("uuid: Kafka's 22-character URL-safe base64 <-> 16 bytes", () => {
+  describe.each(UUIDS)("%s", (_name, text, h) => {
+    it(`Writer.uuid(${text}) writes ${h}`, () => {
+      const w = new Writer(new Uint8Array(18).fill(0xee), 1, []);
+      w.uuid(text);
+      expect(w.pos).toBe(17);
+      expect(hex(w.buf)).toBe(`ee ${h} ee`);
+    });
+    it("Reader.uuid reads it back at an offset", () => {
+      const r = new Reader(bytes(`ee ${h} ee`), 1);
+      expect(r.uuid()).toBe(text);
+      expect(r.pos).toBe(17);
+    });
+    it("uuidFromString / uuidToString agree", () => {
+      expect(hex(uuidFromString(text)!)).toBe(h);
+      expect(uuidToString(bytes(`aa bb ${h}`), 2)).toBe(text);
+    });
+  });
+
+  it("ZERO_UUID is 22 'A's", () => {
+    expect(ZERO_UUID).toBe("AAAAAAAAAAAAAAAAAAAAAA");
+  });
+
+  describe("invalid uuid strings -> INVALID_UUID on write, nothing written", () => {
+    const cases: Array<[string, unknown]> = [
+      ["21 characters", "AAAAAAAAAAAAAAAAAAAAA"],
+      ["23 characters", "AAAAAAAAAAAAAAAAAAAAAAA"],
+      ["empty", ""],
+      ["padded to 24 characters", "AAAAAAAAAAAAAAAAAAAAAA=="],
+      ["standard alphabet '+'", "+++++++++++++++++++++w"],
+      ["standard alphabet '/'", "/////////////////////w"],
+      // 'x' = 49 = 0b110001: its low four bits must be zero padding, 0001 is not
+      ["non-canonical last character", "_____________________x"],
+      // 'B' = 1 = 0b000001: same
+      ["non-canonical last character B", "AAAAAAAAAAAAAAAAAAAAAB"],
+      ["a space", "AAAAAAAAAA AAAAAAAAAAA"],
+      ["a non-ASCII character", "AAAAAAAAAAAAAAAAAAAAAé"],
+      ["the dashed hex form", "00000000-0000-0000-0000-000000000000"],
+      ["a number", 123],
+      ["null", null],
+    ];
+    it.each(cases)("%s", (_name, text) => {
+      const w = new Writer(new Uint8Array(20).fill(0xee), 2, []);
+      const e = expectError(() => w.uuid(text as string), KafkaEncodeError, "INVALID_UUID", 2);
+      expect(w.pos).toBe(2);
+      expect(hex(w.buf)).toBe(repeatHex("ee", 20));
+      if (typeof text === "string") {
+        expect(uuidFromString(text)).toBeNull();
+        expect(e.message).toContain(JSON.stringify(text));
+      }
+    });
+  });
+
+  it("Reader.uuid with 15 bytes left -> BUFFER_UNDERFLOW", () => {
+    expectError(() => new Reader(new Uint8Array(16), 1).uuid(), KafkaDecodeError, "BUFFER_UNDERFLOW", 1);
+  });
+});
+
+describe("standard base64 (bytes in JSON)", () => {
+  // RFC 4648 section 10 test vectors. Worked example: "f" = 0x66 = 011001 10(0000) -> 25 'Z',
+  // 0b100000 = 32 'g', then "==" for the two missing bytes.
+  const RFC4648: Array<[string, string]> = [
+    ["", ""],
+    ["f", "Zg=="],
+    ["fo", "Zm8="],
+    ["foo", "Zm9v"],
+    ["foob", "Zm9vYg=="],
+    ["fooba", "Zm9vYmE="],
+    ["foobar", "Zm9vYmFy"],
+  ];
+  const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+  it.each(RFC4648)("%j <-> %j", (plain, encoded) => {
+    expect(bytesToBase64(ascii(plain))).toBe(encoded);
+    const decoded = base64ToBytes(encoded);
+    expect(decoded).not.toBeNull();
+    expect(hex(decoded!)).toBe(hex(ascii(plain)));
+  });
+
+  it("uses '+' and '/' (not '-' and '_'): ff fe fd -> 111111 111111 111011 111101 = 63 63 59 61 -> //79", () => {
+    expect(bytesToBase64(bytes("ff fe fd"))).toBe("//79");
+    // fb ef be -> 62 x4 -> ++++
+    expect(bytesToBase64(bytes("fb ef be"))).toBe("++++");
+    expect(hex(base64ToBytes("//79")!)).toBe("ff fe fd");
+  });
+
+  it("encodes a subarray's own bytes only", () => {
+    const whole = bytes("00 66 6f 6f 00");
+    expect(bytesToBase64(whole.subarray(1, 4))).toBe("Zm9v");
+  });
+
+  const BAD: Array<[string, string]> = [
+    ["missing padding", "Zg"],
+    ["missing padding (3 chars)", "Zm8"],
+    ["one '=' where two are needed", "Zg="],
+    ["too much padding", "Zg==="],
+    ["padding only", "===="],
+    ["a single char and padding", "Z==="],
+    ["padding in the middle", "Zg==Zm9v"],
+    ["padding at the start", "=Zg="],
+    ["an extra '=' after a full group", "Zm9v="],
+    ["URL-safe '-'", "Zm9-"],
+    ["URL-safe '_'", "Zm9_"],
+    ["a space", "Zm 9"],
+    ["a newline", "Zm9v\n"],
+    ["a non-ASCII character", "Zm9é"],
+    // 'h' = 33 = 0b100001: after 8 bits, the low four bits 0001 must be zero
+    ["non-zero trailing bits Zh==", "Zh=="],
+    // '9' = 61 = 0b111101: after 16 bits, the low two bits 01 must be zero
+    ["non-zero trailing bits Zm9=", "Zm9="],
+  ];
+  it.each(BAD)("rejects %s (%j) with null", (_name, text) => {
+    expect(base64ToBytes(text)).toBeNull();
+  });
+});
