@@ -44,7 +44,8 @@ export async function generatorVersion(): Promise<string> {
   return pkg.version;
 }
 
-async function findSchemaFiles(entry: string): Promise<string[]> {
+/** Every `*.json` file at or below `entry` (a file or a folder), skipping node_modules and dot-folders. */
+export async function findSchemaFiles(entry: string): Promise<string[]> {
   const info = await stat(entry).catch(() => null);
   if (info === null) throw new SchemaError({ file: entry, line: 1, column: 1, reason: "no such file or folder" });
   if (info.isFile()) return [entry];
@@ -70,22 +71,23 @@ function toPosix(p: string): string {
 }
 
 /**
- * Generates (or checks) the codecs for every schema found.
- * @throws SchemaError (with `file:line:column`) for the first schema that does not parse or validate.
+ * Loads and validates every schema found at or below `entries`, in path order. Each spec's `file`
+ * is its path relative to `cwd`.
+ * @throws SchemaError for the first schema that does not parse or validate, or a message name
+ *   defined twice.
  */
-export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+export async function loadSchemas(
+  entries: readonly string[],
+  options: { readonly apiKeys?: Readonly<Record<string, number>>; readonly cwd?: string } = {},
+): Promise<MessageSpec[]> {
   const cwd = options.cwd ?? process.cwd();
-  const version = await generatorVersion();
-  const runtimeImport = options.runtimeImport ?? "kafka-wire/runtime";
   const files = new Set<string>();
-  for (const entry of options.schemas) {
+  for (const entry of entries) {
     for (const f of await findSchemaFiles(path.resolve(cwd, entry))) files.add(f);
   }
-  const sorted = [...files].sort();
   const messages: MessageSpec[] = [];
   const byName = new Map<string, string>();
-  const outputs = new Map<string, string>();
-  for (const file of sorted) {
+  for (const file of [...files].sort()) {
     const label = toPosix(path.relative(cwd, file));
     const spec = loadSchema(await readFile(file, "utf8"), label, { apiKeys: options.apiKeys ?? {} });
     const previous = byName.get(spec.name);
@@ -94,7 +96,22 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     }
     byName.set(spec.name, label);
     messages.push(spec);
-    const text = emitMessage(spec, { runtimeImport, sourceLabel: label, generatorVersion: version });
+  }
+  return messages;
+}
+
+/**
+ * Generates (or checks) the codecs for every schema found.
+ * @throws SchemaError (with `file:line:column`) for the first schema that does not parse or validate.
+ */
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const version = await generatorVersion();
+  const runtimeImport = options.runtimeImport ?? "kafka-wire/runtime";
+  const messages = await loadSchemas(options.schemas, { apiKeys: options.apiKeys ?? {}, cwd });
+  const outputs = new Map<string, string>();
+  for (const spec of messages) {
+    const text = emitMessage(spec, { runtimeImport, sourceLabel: spec.file, generatorVersion: version });
     outputs.set(`${spec.name}.ts`, await formatTypeScript(text));
   }
   const names = messages.map((m) => m.name).sort();

@@ -1,0 +1,20 @@
+/** The README's supported-APIs table is made from Kafka's schemas and must match them. */
+
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { expect, it } from "vitest";
+import { API_TABLE_END, API_TABLE_START, apiTable } from "../generator/api-table.js";
+import { loadSchemas } from "../generator/generate.js";
+import { describeShared, REPO_ROOT } from "./support/shared.js";
+
+describeShared("README", "kafka-schemas", (schemas) => {
+  it("lists every API of Kafka's schemas (run `npm run readme:apis` when this fails)", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const table = readme.slice(readme.indexOf(API_TABLE_START) + API_TABLE_START.length, readme.indexOf(API_TABLE_END)).trim();
+    const expected = apiTable(await loadSchemas([schemas]));
+    expect(table).toBe(expected);
+    // 90 request/response pairs; StreamsGroupHeartbeat is api key 88 in Kafka's own schemas.
+    expect(expected.split("\n")).toHaveLength(2 + 90);
+    expect(expected).toContain("| 88 | StreamsGroupHeartbeat |");
+  });
+});
