@@ -466,6 +466,24 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   return 0;
 }
 
+async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: { json?: boolean }): Promise<number> {
+  const cwd = io.cwd ?? process.cwd();
+  const { diffSchemaFiles, formatDiffReport, diffExitCode, SchemaMismatchError } = await import("../generator/diff.js");
+  const { SchemaError } = await import("../generator/errors.js");
+  let report: ReturnType<typeof diffSchemaFiles>;
+  try {
+    // Paths as the user typed them make the report's file names (resolved only for another cwd).
+    const locate = (p: string): string => (path.isAbsolute(p) || cwd === process.cwd() ? p : path.resolve(cwd, p));
+    report = diffSchemaFiles(locate(oldPath), locate(newPath));
+  } catch (error) {
+    if (error instanceof SchemaError) throw new PlainCliError(oneLine(error.message));
+    if (error instanceof SchemaMismatchError) throw new CliError(error.message);
+    throw error;
+  }
+  io.stdout.write(flags.json === true ? `${JSON.stringify(report, null, 2)}\n` : formatDiffReport(report));
+  return diffExitCode(report);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Entry point
 
@@ -550,6 +568,19 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--check", "write nothing; list stale files and exit 1 when any generated file is out of date")
     .action(async (flags: GenerateFlags) => {
       exitCode = await generateCommand(io, flags);
+    });
+
+  program
+    .command("diff")
+    .description(
+      "compare two versions of a message schema: every change per version with its wire effect; exit 1 when anything is breaking",
+    )
+    .argument("<old>", "the older schema file")
+    .argument("<new>", "the newer schema file")
+    .option("--json", "print the report as JSON (stable shape, `format: 1`)")
+    .addHelpText("after", "\nExample:\n  kafka-wire diff old/StreamsGroupHeartbeatRequest.json schemas/StreamsGroupHeartbeatRequest.json")
+    .action(async (oldPath: string, newPath: string, flags: { json?: boolean }) => {
+      exitCode = await diffCommand(io, oldPath, newPath, flags);
     });
 
   try {

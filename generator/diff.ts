@@ -1,0 +1,972 @@
+/**
+ * Wire-level comparison of two versions of one message schema (`kafka-wire diff old.json new.json`).
+ *
+ * For every version both schemas support, the message's byte layout at that version is compared:
+ * the ordered regular (non-tagged) fields of every struct with their wire types (compact or not,
+ * nullable or not), and the tagged fields by tag number. Each difference is classified by what it
+ * does to two peers that both claim that version:
+ *
+ * - **breaking**: the bytes one side writes are misread (or rejected) by the other — a field
+ *   added, removed, reordered or retyped inside an existing version, a narrowed nullability, a
+ *   struct turned into an array, a tag reused with another type, flexibleVersions moved, a
+ *   version dropped;
+ * - **compatible**: the bytes are unchanged or old bytes still decode — a tagged field added, a
+ *   renamed field (same type, same place), `about` text, a new version, a default of a regular
+ *   field, a nullability widening of a string/bytes/array (old bytes never hold null; the note
+ *   says that a new writer may still send null to an old reader).
+ *
+ * Identical changes in consecutive versions are merged into one entry with a version range.
+ * The JSON form of {@link DiffReport} is stable (`format: 1`): fields are only ever added.
+ */
+import { loadSchemaFile, type LoadOptions } from "./load.js";
+import {
+  formatRange,
+  inRange,
+  isTaggedIn,
+  type DefaultValue,
+  type FieldSpec,
+  type FieldType,
+  type MessageSpec,
+  type StructSpec,
+  type VersionRange,
+} from "./model.js";
+
+// ---------------------------------------------------------------------------------------------
+// Public shapes
+
+export type DiffSeverity = "breaking" | "compatible";
+
+/** Stable identifiers of the kinds of change (the `kind` of a {@link DiffChange}). */
+export type DiffKind =
+  // message level (path "")
+  | "version-added"
+  | "version-removed"
+  | "flexible-versions-changed"
+  | "api-key-changed"
+  | "message-type-changed"
+  | "message-renamed"
+  // regular fields
+  | "field-added"
+  | "field-removed"
+  | "field-reordered"
+  | "field-renamed"
+  | "type-changed"
+  | "struct-to-array"
+  | "array-to-struct"
+  | "struct-renamed"
+  | "nullability-narrowed"
+  | "nullability-widened"
+  // tagged fields
+  | "tagged-field-added"
+  | "tagged-field-removed"
+  | "tag-type-changed"
+  | "tag-renumbered"
+  | "tag-reused"
+  | "tagging-changed"
+  // attributes without a wire effect (or only for tagged fields: default-changed)
+  | "default-changed"
+  | "about-changed"
+  | "ignorable-changed"
+  | "map-key-changed"
+  | "entity-type-changed";
+
+/** One change, for the versions it affects. */
+export interface DiffChange {
+  readonly kind: DiffKind;
+  readonly severity: DiffSeverity;
+  /**
+   * Field path in the new schema, with the schema's own names; `[]` marks the elements of an
+   * array of structs: `Topology.Subtopologies[].SourceTopics`. Removed fields use their old
+   * path. `""` for the message itself (versions, flexibleVersions, apiKey).
+   */
+  readonly path: string;
+  /** The field's path in the old schema, only when it differs from `path` (renames). */
+  readonly oldPath?: string;
+  /** The affected versions in Kafka's range syntax: `"0"`, `"3-7"`. */
+  readonly versions: string;
+  /** The old value of what changed (a type, a name, a default, a range), when there is one. */
+  readonly old?: string;
+  /** The new value of what changed. */
+  readonly new?: string;
+  /** One human line; does not repeat the path, versions or severity. */
+  readonly message: string;
+}
+
+/** What is known about each side of the comparison. */
+export interface DiffSide {
+  readonly file: string;
+  readonly name: string;
+  readonly validVersions: string;
+  readonly flexibleVersions: string;
+}
+
+/** The result of {@link diffSchemas}; plain JSON (no bigint, no undefined values in arrays). */
+export interface DiffReport {
+  /** Version of this report shape; bumped only on an incompatible change of the shape. */
+  readonly format: 1;
+  /** The message name (the new schema's). */
+  readonly name: string;
+  readonly old: DiffSide;
+  readonly new: DiffSide;
+  /** The versions both schemas support (`"none"` when they share none); these were compared. */
+  readonly commonVersions: string;
+  /** Number of breaking changes. */
+  readonly breaking: number;
+  /** Number of compatible changes. */
+  readonly compatible: number;
+  /** Ordered by version range (lowest first), breaking before compatible, then schema order. */
+  readonly changes: readonly DiffChange[];
+}
+
+/** Raised by {@link diffSchemaFiles} when the two files describe different messages. */
+export class SchemaMismatchError extends Error {
+  override get name(): string {
+    return "SchemaMismatchError";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Entry points
+
+/**
+ * Compares two versions of one message schema, version by version (see the module comment).
+ * Pure: reads only the two models.
+ */
+export function diffSchemas(oldSpec: MessageSpec, newSpec: MessageSpec): DiffReport {
+  const common = intersectRange(oldSpec.validVersions, newSpec.validVersions);
+  const collector = new Collector();
+
+  // Versions supported by only one side.
+  for (const range of subtractRange(newSpec.validVersions, oldSpec.validVersions)) {
+    collector.addRange(range, {
+      kind: "version-added",
+      severity: "compatible",
+      path: "",
+      old: formatRange(oldSpec.validVersions),
+      new: formatRange(newSpec.validVersions),
+      message: `${versionWord(range)} ${formatVersions(range)} added: only used once both peers support ${range.lowest === range.highest ? "it" : "them"}`,
+    });
+  }
+  for (const range of subtractRange(oldSpec.validVersions, newSpec.validVersions)) {
+    collector.addRange(range, {
+      kind: "version-removed",
+      severity: "breaking",
+      path: "",
+      old: formatRange(oldSpec.validVersions),
+      new: formatRange(newSpec.validVersions),
+      message: `${versionWord(range)} ${formatVersions(range)} removed: peers that still use ${range.lowest === range.highest ? "it" : "them"} are rejected`,
+    });
+  }
+
+  // Message-level facts that do not depend on the version.
+  const wholeRange = common ?? newSpec.validVersions;
+  if (oldSpec.type !== newSpec.type) {
+    collector.addRange(wholeRange, {
+      kind: "message-type-changed",
+      severity: "breaking",
+      path: "",
+      old: oldSpec.type,
+      new: newSpec.type,
+      message: `message type ${oldSpec.type} → ${newSpec.type}`,
+    });
+  }
+  if (oldSpec.name !== newSpec.name) {
+    collector.addRange(wholeRange, {
+      kind: "message-renamed",
+      severity: "compatible",
+      path: "",
+      old: oldSpec.name,
+      new: newSpec.name,
+      message: `message ${oldSpec.name} → ${newSpec.name}: names are not on the wire (the apiKey is)`,
+    });
+  }
+  if (oldSpec.apiKey !== newSpec.apiKey) {
+    const both = oldSpec.apiKey !== null && newSpec.apiKey !== null;
+    collector.addRange(wholeRange, {
+      kind: "api-key-changed",
+      severity: both ? "breaking" : "compatible",
+      path: "",
+      old: apiKeyText(oldSpec.apiKey),
+      new: apiKeyText(newSpec.apiKey),
+      message: both
+        ? `apiKey ${apiKeyText(oldSpec.apiKey)} → ${apiKeyText(newSpec.apiKey)}: the apiKey identifies the message on the wire`
+        : `apiKey ${apiKeyText(oldSpec.apiKey)} → ${apiKeyText(newSpec.apiKey)} (assignment of an unassigned key, or the reverse)`,
+    });
+  }
+
+  if (common !== null) {
+    for (let v = common.lowest; v <= common.highest; v++) {
+      new VersionComparer(oldSpec, newSpec, v, collector).run();
+    }
+  }
+
+  const changes = collector.finish();
+  return {
+    format: 1,
+    name: newSpec.name,
+    old: sideOf(oldSpec),
+    new: sideOf(newSpec),
+    commonVersions: common === null ? "none" : formatVersions(common),
+    breaking: changes.filter((c) => c.severity === "breaking").length,
+    compatible: changes.filter((c) => c.severity === "compatible").length,
+    changes,
+  };
+}
+
+/**
+ * Loads two schema files with {@link loadSchemaFile} and compares them. A syntax or validation
+ * error propagates as a `SchemaError` (`file:line:column: ...`); two different message names
+ * raise a {@link SchemaMismatchError}.
+ */
+export function diffSchemaFiles(oldPath: string, newPath: string, options: LoadOptions = {}): DiffReport {
+  const oldSpec = loadSchemaFile(oldPath, options);
+  const newSpec = loadSchemaFile(newPath, options);
+  if (oldSpec.name !== newSpec.name) {
+    throw new SchemaMismatchError(
+      `cannot compare different messages: ${oldPath} is ${oldSpec.name}, ${newPath} is ${newSpec.name}`,
+    );
+  }
+  return diffSchemas(oldSpec, newSpec);
+}
+
+/** The CLI's exit code for a report: 1 when anything is breaking, else 0. */
+export function diffExitCode(report: DiffReport): 0 | 1 {
+  return report.breaking > 0 ? 1 : 0;
+}
+
+/**
+ * The report for people: a header line, the changes grouped by version range (breaking first),
+ * one line each (`v0 BREAKING type-changed UserEndpoint.Port: int32 → uint16 ...`), and a
+ * summary line `N breaking, M compatible changes`. Ends with a newline.
+ */
+export function formatDiffReport(report: DiffReport): string {
+  const lines: string[] = [
+    `${report.name}: ${report.old.file} (versions ${report.old.validVersions}) → ${report.new.file} (versions ${report.new.validVersions})`,
+  ];
+  let group: string | undefined;
+  for (const change of report.changes) {
+    if (change.versions !== group) {
+      lines.push("");
+      group = change.versions;
+    }
+    const severity = change.severity === "breaking" ? "BREAKING" : "compatible";
+    const where = change.path === "" ? report.name : change.path;
+    lines.push(`v${change.versions} ${severity} ${change.kind} ${where}: ${change.message}`);
+  }
+  if (report.changes.length === 0) lines.push("", `no changes in the common versions ${report.commonVersions}`);
+  lines.push("", `${report.breaking} breaking, ${report.compatible} compatible changes`);
+  return `${lines.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Collecting and merging
+
+type ChangeBody = Omit<DiffChange, "versions">;
+
+interface Run {
+  readonly body: ChangeBody;
+  readonly key: string;
+  lowest: number;
+  highest: number;
+  /** Position of the change in the walk of its first version (schema order). */
+  readonly order: number;
+}
+
+/** Gathers per-version changes and merges identical ones in consecutive versions. */
+class Collector {
+  private readonly runs: Run[] = [];
+  /** The open run (ending at the last version seen) for each key. */
+  private readonly open = new Map<string, Run>();
+  private order = 0;
+
+  add(version: number, body: ChangeBody): void {
+    const key = JSON.stringify([body.kind, body.severity, body.path, body.oldPath ?? null, body.old ?? null, body.new ?? null, body.message]);
+    const run = this.open.get(key);
+    if (run && run.highest === version - 1) {
+      run.highest = version;
+      return;
+    }
+    if (run && run.highest === version) return; // the same change found twice in one version
+    const created: Run = { body, key, lowest: version, highest: version, order: this.order++ };
+    this.runs.push(created);
+    this.open.set(key, created);
+  }
+
+  addRange(range: VersionRange, body: ChangeBody): void {
+    const key = `range:${this.order}`;
+    this.runs.push({ body, key, lowest: range.lowest, highest: range.highest, order: this.order++ });
+  }
+
+  finish(): DiffChange[] {
+    const sorted = [...this.runs].sort(
+      (a, b) =>
+        a.lowest - b.lowest ||
+        a.highest - b.highest ||
+        severityRank(a.body.severity) - severityRank(b.body.severity) ||
+        a.order - b.order,
+    );
+    return sorted.map((run) => {
+      const { kind, severity, path, oldPath, old, new: newValue, message } = run.body;
+      return {
+        kind,
+        severity,
+        path,
+        ...(oldPath !== undefined && oldPath !== path ? { oldPath } : {}),
+        versions: formatVersions({ lowest: run.lowest, highest: run.highest }),
+        ...(old !== undefined ? { old } : {}),
+        ...(newValue !== undefined ? { new: newValue } : {}),
+        message,
+      };
+    });
+  }
+}
+
+function severityRank(severity: DiffSeverity): number {
+  return severity === "breaking" ? 0 : 1;
+}
+
+// ---------------------------------------------------------------------------------------------
+// One version
+
+/** Where a field sits: its path in the new schema and in the old one. */
+interface Place {
+  readonly path: string;
+  readonly oldPath: string;
+}
+
+/** One step of the alignment of two field lists. */
+type Step =
+  | { readonly kind: "pair"; readonly old: FieldSpec; readonly new: FieldSpec }
+  | { readonly kind: "moved"; readonly old: FieldSpec; readonly new: FieldSpec; readonly from: number; readonly to: number }
+  | { readonly kind: "added"; readonly new: FieldSpec; readonly index: number }
+  | { readonly kind: "removed"; readonly old: FieldSpec; readonly index: number };
+
+class VersionComparer {
+  private readonly oldFlexible: boolean;
+  private readonly newFlexible: boolean;
+  /** Struct pairs being compared (guards against a struct that contains itself). */
+  private readonly active = new Set<string>();
+
+  constructor(
+    private readonly oldSpec: MessageSpec,
+    private readonly newSpec: MessageSpec,
+    private readonly version: number,
+    private readonly out: Collector,
+  ) {
+    this.oldFlexible = inRange(oldSpec.flexibleVersions, version);
+    this.newFlexible = inRange(newSpec.flexibleVersions, version);
+  }
+
+  run(): void {
+    if (this.oldFlexible !== this.newFlexible) {
+      this.emit({
+        kind: "flexible-versions-changed",
+        severity: "breaking",
+        path: "",
+        old: formatRange(this.oldSpec.flexibleVersions),
+        new: formatRange(this.newSpec.flexibleVersions),
+        message: this.newFlexible
+          ? `flexibleVersions ${formatRange(this.oldSpec.flexibleVersions)} → ${formatRange(this.newSpec.flexibleVersions)}: now flexible, so strings, bytes and arrays become compact and every struct gains a tagged-field section`
+          : `flexibleVersions ${formatRange(this.oldSpec.flexibleVersions)} → ${formatRange(this.newSpec.flexibleVersions)}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`,
+      });
+    }
+    this.compareStruct(this.oldSpec.struct, this.newSpec.struct, { path: "", oldPath: "" });
+  }
+
+  private emit(body: ChangeBody): void {
+    this.out.add(this.version, body);
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  private compareStruct(oldStruct: StructSpec, newStruct: StructSpec, at: Place): void {
+    const guard = `${oldStruct.name}\u0000${newStruct.name}\u0000${at.path}`;
+    if (this.active.has(guard)) return;
+    this.active.add(guard);
+    try {
+      this.compareFields(oldStruct, newStruct, at);
+    } finally {
+      this.active.delete(guard);
+    }
+  }
+
+  private compareFields(oldStruct: StructSpec, newStruct: StructSpec, at: Place): void {
+    const v = this.version;
+    const present = (f: FieldSpec): boolean => inRange(f.versions, v);
+    let oldRegular = oldStruct.fields.filter((f) => present(f) && !isTaggedIn(f, v));
+    let newRegular = newStruct.fields.filter((f) => present(f) && !isTaggedIn(f, v));
+    let oldTagged = oldStruct.fields.filter((f) => present(f) && isTaggedIn(f, v));
+    let newTagged = newStruct.fields.filter((f) => present(f) && isTaggedIn(f, v));
+
+    // A field that moved between the regular and the tagged part (same name).
+    const newTaggedNames = new Set(newTagged.map((f) => f.name));
+    const oldTaggedNames = new Set(oldTagged.map((f) => f.name));
+    const newRegularNames = new Set(newRegular.map((f) => f.name));
+    const oldRegularNames = new Set(oldRegular.map((f) => f.name));
+    const nowTagged = oldRegular.filter((f) => newTaggedNames.has(f.name) && !oldTaggedNames.has(f.name));
+    const nowRegular = oldTagged.filter((f) => newRegularNames.has(f.name) && !oldRegularNames.has(f.name));
+    for (const f of nowTagged) {
+      const g = newTagged.find((n) => n.name === f.name)!;
+      this.emit({
+        kind: "tagging-changed",
+        severity: "breaking",
+        ...this.child(at, g, f),
+        old: "regular",
+        new: `tag ${g.tag}`,
+        message: `now a tagged field (tag ${g.tag}): it leaves the regular field sequence, so peers using the old schema misread everything after it`,
+      });
+    }
+    for (const f of nowRegular) {
+      const g = newRegular.find((n) => n.name === f.name)!;
+      this.emit({
+        kind: "tagging-changed",
+        severity: "breaking",
+        ...this.child(at, g, f),
+        old: `tag ${f.tag}`,
+        new: "regular",
+        message: `no longer tagged (was tag ${f.tag}): it joins the regular field sequence, so peers using the old schema misread everything after it`,
+      });
+    }
+    const movedNames = new Set([...nowTagged, ...nowRegular].map((f) => f.name));
+    oldRegular = oldRegular.filter((f) => !movedNames.has(f.name));
+    newRegular = newRegular.filter((f) => !movedNames.has(f.name));
+    oldTagged = oldTagged.filter((f) => !movedNames.has(f.name));
+    newTagged = newTagged.filter((f) => !movedNames.has(f.name));
+
+    // Regular fields: aligned by name, then by position.
+    for (const step of alignFields(oldRegular, newRegular)) {
+      switch (step.kind) {
+        case "pair":
+          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false);
+          break;
+        case "moved":
+          this.emit({
+            kind: "field-reordered",
+            severity: "breaking",
+            ...this.child(at, step.new, step.old),
+            old: `position ${step.from + 1}`,
+            new: `position ${step.to + 1}`,
+            message: `moved from position ${step.from + 1} to ${step.to + 1} of the regular fields: the other fields are read in the wrong order`,
+          });
+          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false);
+          break;
+        case "added": {
+          const before = newRegular[step.index - 1];
+          this.emit({
+            kind: "field-added",
+            severity: "breaking",
+            ...this.child(at, step.new, undefined),
+            new: typeLabel(step.new.type),
+            message: `new field ${step.new.name} (${typeLabel(step.new.type)}) inserted at position ${step.index + 1} of ${newRegular.length}, ${before ? `after ${before.name}` : "first"}: peers using the old schema misread it and every field after it`,
+          });
+          break;
+        }
+        case "removed": {
+          const before = oldRegular[step.index - 1];
+          this.emit({
+            kind: "field-removed",
+            severity: "breaking",
+            ...this.child(at, undefined, step.old),
+            old: typeLabel(step.old.type),
+            message: `field ${step.old.name} (${typeLabel(step.old.type)}) removed from position ${step.index + 1} of ${oldRegular.length}, ${before ? `after ${before.name}` : "first"}: peers using the old schema still write and expect it`,
+          });
+          break;
+        }
+      }
+    }
+
+    // Tagged fields: matched by name (a different tag is a renumbering), then by tag number.
+    const oldByName = new Map(oldTagged.map((f) => [f.name, f]));
+    const newByName = new Map(newTagged.map((f) => [f.name, f]));
+    const oldByTag = new Map(oldTagged.map((f) => [f.tag!, f]));
+    const newByTag = new Map(newTagged.map((f) => [f.tag!, f]));
+    for (const g of newTagged) {
+      const same = oldByName.get(g.name);
+      if (same) {
+        if (same.tag !== g.tag) {
+          this.emit({
+            kind: "tag-renumbered",
+            severity: "breaking",
+            ...this.child(at, g, same),
+            old: `tag ${same.tag}`,
+            new: `tag ${g.tag}`,
+            message: `tag ${same.tag} → ${g.tag}: each side files the other's value under the wrong tag or skips it as unknown`,
+          });
+        }
+        this.compareField(same, g, this.child(at, g, same), true);
+        continue;
+      }
+      const occupant = oldByTag.get(g.tag!);
+      if (!occupant) {
+        this.emit({
+          kind: "tagged-field-added",
+          severity: "compatible",
+          ...this.child(at, g, undefined),
+          new: `tag ${g.tag}: ${typeLabel(g.type)}`,
+          message: `new tagged field ${g.name} (tag ${g.tag}, ${typeLabel(g.type)}): peers using the old schema skip it as an unknown tag`,
+        });
+        continue;
+      }
+      if (newByName.has(occupant.name)) {
+        // The old field moved to another tag and this one took its number.
+        const retyped = !sameShape(occupant.type, g.type);
+        this.emit({
+          kind: retyped ? "tag-type-changed" : "tag-reused",
+          severity: "breaking",
+          ...this.child(at, g, occupant),
+          old: retyped ? typeLabel(occupant.type) : occupant.name,
+          new: retyped ? typeLabel(g.type) : g.name,
+          message: `tag ${g.tag} carried ${occupant.name} (${typeLabel(occupant.type)}), now ${g.name} (${typeLabel(g.type)}): ${retyped ? "old bytes under this tag are misread" : `a value written by a peer using the old schema as ${occupant.name} is read as ${g.name}`}`,
+        });
+        continue;
+      }
+      // Same tag, another name: a rename (same type) or a tag reused with another type.
+      this.compareField(occupant, g, this.child(at, g, occupant), true);
+    }
+    for (const f of oldTagged) {
+      if (newByName.has(f.name) || newByTag.has(f.tag!)) continue;
+      this.emit({
+        kind: "tagged-field-removed",
+        severity: "compatible",
+        ...this.child(at, undefined, f),
+        old: `tag ${f.tag}: ${typeLabel(f.type)}`,
+        message: `tagged field ${f.name} (tag ${f.tag}, ${typeLabel(f.type)}) removed: its bytes are skipped as an unknown tag; never reuse tag ${f.tag} with another type`,
+      });
+    }
+  }
+
+  /** The place of a field (new name where there is one, old path otherwise). */
+  private child(at: Place, newField: FieldSpec | undefined, oldField: FieldSpec | undefined): Place {
+    const join = (base: string, name: string): string => (base === "" ? name : `${base}.${name}`);
+    const path = join(at.path, (newField ?? oldField)!.name);
+    const oldPath = join(at.oldPath, (oldField ?? newField)!.name);
+    return { path, oldPath };
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Compares two fields that occupy the same place (same position, or the same tag). */
+  private compareField(a: FieldSpec, b: FieldSpec, at: Place, tagged: boolean): void {
+    const v = this.version;
+    const oldLabel = typeLabel(a.type);
+    const newLabel = typeLabel(b.type);
+
+    if (!sameShape(a.type, b.type)) {
+      const renamed = a.name !== b.name ? ` (field ${a.name} replaced by ${b.name})` : "";
+      const kind: DiffKind = tagged
+        ? "tag-type-changed"
+        : a.type.kind === "struct" && b.type.kind === "array"
+          ? "struct-to-array"
+          : a.type.kind === "array" && b.type.kind === "struct"
+            ? "array-to-struct"
+            : "type-changed";
+      const sizes = fixedWidthNote(a.type, b.type);
+      this.emit({
+        kind,
+        severity: "breaking",
+        ...at,
+        old: oldLabel,
+        new: newLabel,
+        message: tagged
+          ? `tag ${b.tag} reused with another type: ${oldLabel} → ${newLabel}${renamed}: old bytes under this tag are misread`
+          : `${oldLabel} → ${newLabel}${renamed}: ${sizes ?? "the bytes of this field differ, so it and every field after it are misread"}`,
+      });
+      return;
+    }
+
+    if (a.name !== b.name) {
+      this.emit({
+        kind: "field-renamed",
+        severity: "compatible",
+        ...at,
+        old: a.name,
+        new: b.name,
+        message: tagged
+          ? `${a.name} → ${b.name}: same tag ${b.tag} and type (${newLabel}), the bytes are unchanged (names in code and JSON change)`
+          : `${a.name} → ${b.name}: same type (${newLabel}) at the same position, the bytes are unchanged (names in code and JSON change)`,
+      });
+    }
+
+    const oldStruct = structOf(a.type);
+    const newStruct = structOf(b.type);
+    if (oldStruct && newStruct && oldStruct.name !== newStruct.name) {
+      this.emit({
+        kind: "struct-renamed",
+        severity: "compatible",
+        ...at,
+        old: oldStruct.name,
+        new: newStruct.name,
+        message: `struct type ${oldStruct.name} → ${newStruct.name}: type names are not on the wire`,
+      });
+    }
+
+    // Nullability at this version.
+    const oldNullable = inRange(a.nullableVersions, v);
+    const newNullable = inRange(b.nullableVersions, v);
+    if (oldNullable !== newNullable) {
+      const isStruct = b.type.kind === "struct";
+      if (newNullable) {
+        this.emit({
+          kind: "nullability-widened",
+          severity: isStruct ? "breaking" : "compatible",
+          ...at,
+          old: "non-nullable",
+          new: "nullable",
+          message: isStruct
+            ? `non-nullable → nullable struct: a nullable struct is preceded by a presence byte, so the layout changes`
+            : `non-nullable → nullable: old bytes still decode, but a peer using the old schema rejects a null sent by a new writer`,
+        });
+      } else {
+        this.emit({
+          kind: "nullability-narrowed",
+          severity: "breaking",
+          ...at,
+          old: "nullable",
+          new: "non-nullable",
+          message: isStruct
+            ? `nullable → non-nullable struct: the presence byte before the struct disappears, so the layout changes`
+            : `nullable → non-nullable: a null written by a peer using the old schema is rejected`,
+        });
+      }
+    }
+
+    // Compact or not: only a field-level flexibleVersions override can change it on its own.
+    const oldCompact = this.compact(a, this.oldFlexible);
+    const newCompact = this.compact(b, this.newFlexible);
+    const explainedByMessage = a.flexibleVersions === undefined && b.flexibleVersions === undefined;
+    if (oldCompact !== newCompact && !explainedByMessage) {
+      const describe = (f: FieldSpec): string =>
+        f.flexibleVersions === undefined ? "inherited" : formatRange(f.flexibleVersions);
+      this.emit({
+        kind: "flexible-versions-changed",
+        severity: "breaking",
+        ...at,
+        old: describe(a),
+        new: describe(b),
+        message: `field flexibleVersions ${describe(a)} → ${describe(b)}: the length prefix is ${newCompact ? "now" : "no longer"} a compact unsigned varint`,
+      });
+    }
+
+    // Default: no wire effect for regular fields; tagged fields equal to their default are not written.
+    if (!sameDefault(a.default, b.default)) {
+      const oldDefault = defaultLabel(a.default);
+      const newDefault = defaultLabel(b.default);
+      this.emit({
+        kind: "default-changed",
+        severity: tagged ? "breaking" : "compatible",
+        ...at,
+        old: oldDefault,
+        new: newDefault,
+        message: tagged
+          ? `default ${oldDefault} → ${newDefault}: a tagged field equal to its default is not written, so a peer using the old schema omits ${oldDefault} and a new reader sees ${newDefault}`
+          : `default ${oldDefault} → ${newDefault}: not on the wire (changes what writers start with)`,
+      });
+    }
+
+    if (normalizeAbout(a.about) !== normalizeAbout(b.about)) {
+      this.emit({
+        kind: "about-changed",
+        severity: "compatible",
+        ...at,
+        old: a.about,
+        new: b.about,
+        message: `about: ${aboutExcerpts(a.about, b.about).join(" → ")}`,
+      });
+    }
+    if (a.ignorable !== b.ignorable) {
+      this.emit({
+        kind: "ignorable-changed",
+        severity: "compatible",
+        ...at,
+        old: String(a.ignorable),
+        new: String(b.ignorable),
+        message: `ignorable ${a.ignorable} → ${b.ignorable}: not on the wire (whether a writer may drop a set value in versions without the field)`,
+      });
+    }
+    if (a.mapKey !== b.mapKey) {
+      this.emit({
+        kind: "map-key-changed",
+        severity: "compatible",
+        ...at,
+        old: String(a.mapKey),
+        new: String(b.mapKey),
+        message: `mapKey ${a.mapKey} → ${b.mapKey}: not on the wire (changes the generated collection type)`,
+      });
+    }
+    if (a.entityType !== b.entityType) {
+      this.emit({
+        kind: "entity-type-changed",
+        severity: "compatible",
+        ...at,
+        old: a.entityType ?? "none",
+        new: b.entityType ?? "none",
+        message: `entityType ${a.entityType ?? "none"} → ${b.entityType ?? "none"}: not on the wire`,
+      });
+    }
+
+    if (oldStruct && newStruct) {
+      const suffix = b.type.kind === "array" ? "[]" : "";
+      this.compareStruct(oldStruct, newStruct, { path: `${at.path}${suffix}`, oldPath: `${at.oldPath}${suffix}` });
+    }
+  }
+
+  /** Whether a field's length prefix is a compact unsigned varint in this version. */
+  private compact(f: FieldSpec, messageFlexible: boolean): boolean {
+    const lengthPrefixed =
+      f.type.kind === "array" ||
+      (f.type.kind === "primitive" && (f.type.name === "string" || f.type.name === "bytes" || f.type.name === "records"));
+    if (!lengthPrefixed) return false;
+    return f.flexibleVersions === undefined ? messageFlexible : inRange(f.flexibleVersions, this.version);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Alignment of two lists of regular fields
+
+/**
+ * Aligns fields by name first (the longest run of names in the same order anchors the
+ * alignment; the other name matches are moves), then, between two anchors, the unmatched old
+ * and new fields pair up: same-shaped ones in order (renames), then the rest by position
+ * (retyped fields); what is left over is added or removed.
+ */
+function alignFields(olds: readonly FieldSpec[], news: readonly FieldSpec[]): Step[] {
+  const newIndex = new Map(news.map((f, j) => [f.name, j]));
+  const matches: [number, number][] = [];
+  olds.forEach((f, i) => {
+    const j = newIndex.get(f.name);
+    if (j !== undefined) matches.push([i, j]);
+  });
+  const anchorSet = new Set(longestIncreasing(matches.map(([, j]) => j)));
+  const anchors = matches.filter((_, k) => anchorSet.has(k));
+  const matchedOld = new Set(matches.map(([i]) => i));
+  const matchedNew = new Set(matches.map(([, j]) => j));
+
+  const steps: Step[] = [];
+  const bounds: [number, number][] = [[-1, -1], ...anchors, [olds.length, news.length]];
+  for (let k = 1; k < bounds.length; k++) {
+    const [pi, pj] = bounds[k - 1]!;
+    const [qi, qj] = bounds[k]!;
+    const gapOld: number[] = [];
+    const gapNew: number[] = [];
+    for (let i = pi + 1; i < qi; i++) if (!matchedOld.has(i)) gapOld.push(i);
+    for (let j = pj + 1; j < qj; j++) if (!matchedNew.has(j)) gapNew.push(j);
+    steps.push(...pairGap(olds, news, gapOld, gapNew));
+    if (k < bounds.length - 1) steps.push({ kind: "pair", old: olds[qi]!, new: news[qj]! });
+  }
+  matches.forEach(([i, j], k) => {
+    if (!anchorSet.has(k)) steps.push({ kind: "moved", old: olds[i]!, new: news[j]!, from: i, to: j });
+  });
+  return steps;
+}
+
+/** Pairs the unmatched fields between two anchors (see {@link alignFields}). */
+function pairGap(olds: readonly FieldSpec[], news: readonly FieldSpec[], gapOld: number[], gapNew: number[]): Step[] {
+  // Longest common subsequence by shape: those are renames.
+  const n = gapOld.length;
+  const m = gapNew.length;
+  const table: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let x = n - 1; x >= 0; x--) {
+    for (let y = m - 1; y >= 0; y--) {
+      table[x]![y] = sameShape(olds[gapOld[x]!]!.type, news[gapNew[y]!]!.type)
+        ? table[x + 1]![y + 1]! + 1
+        : Math.max(table[x + 1]![y]!, table[x]![y + 1]!);
+    }
+  }
+  const steps: Step[] = [];
+  let restOld: number[] = [];
+  let restNew: number[] = [];
+  const flush = (): void => {
+    const paired = Math.min(restOld.length, restNew.length);
+    for (let k = 0; k < paired; k++) steps.push({ kind: "pair", old: olds[restOld[k]!]!, new: news[restNew[k]!]! });
+    for (const i of restOld.slice(paired)) steps.push({ kind: "removed", old: olds[i]!, index: i });
+    for (const j of restNew.slice(paired)) steps.push({ kind: "added", new: news[j]!, index: j });
+    restOld = [];
+    restNew = [];
+  };
+  let x = 0;
+  let y = 0;
+  while (x < n && y < m) {
+    if (sameShape(olds[gapOld[x]!]!.type, news[gapNew[y]!]!.type) && table[x]![y] === table[x + 1]![y + 1]! + 1) {
+      flush();
+      steps.push({ kind: "pair", old: olds[gapOld[x]!]!, new: news[gapNew[y]!]! });
+      x++;
+      y++;
+    } else if (table[x + 1]![y]! >= table[x]![y + 1]!) {
+      restOld.push(gapOld[x++]!);
+    } else {
+      restNew.push(gapNew[y++]!);
+    }
+  }
+  while (x < n) restOld.push(gapOld[x++]!);
+  while (y < m) restNew.push(gapNew[y++]!);
+  flush();
+  return steps;
+}
+
+/** Indices of one longest strictly increasing subsequence of `values`. */
+function longestIncreasing(values: readonly number[]): number[] {
+  const tails: number[] = []; // index into values of the smallest tail of each length
+  const previous: number[] = new Array<number>(values.length).fill(-1);
+  values.forEach((value, i) => {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (values[tails[mid]!]! < value) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) previous[i] = tails[lo - 1]!;
+    tails[lo] = i;
+  });
+  const result: number[] = [];
+  for (let i = tails.length > 0 ? tails[tails.length - 1]! : -1; i >= 0; i = previous[i]!) result.push(i);
+  return result.reverse();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Types, defaults, texts
+
+/** The type as the schema writes it, with struct names: `int32`, `[]string`, `struct Topology`, `[]Subtopology`. */
+function typeLabel(type: FieldType): string {
+  switch (type.kind) {
+    case "primitive":
+      return type.name;
+    case "struct":
+      return `struct ${type.struct.name}`;
+    case "array":
+      return `[]${type.element.kind === "primitive" ? type.element.name : type.element.struct.name}`;
+  }
+}
+
+/** Same wire shape, ignoring struct names and contents (those are compared separately). */
+function sameShape(a: FieldType, b: FieldType): boolean {
+  return shapeKey(a) === shapeKey(b);
+}
+
+function shapeKey(type: FieldType): string {
+  switch (type.kind) {
+    case "primitive":
+      return type.name;
+    case "struct":
+      return "struct";
+    case "array":
+      return `[]${type.element.kind === "primitive" ? type.element.name : "struct"}`;
+  }
+}
+
+function structOf(type: FieldType): StructSpec | undefined {
+  if (type.kind === "struct") return type.struct;
+  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
+  return undefined;
+}
+
+const FIXED_WIDTH: Readonly<Record<string, number>> = {
+  bool: 1,
+  int8: 1,
+  int16: 2,
+  uint16: 2,
+  int32: 4,
+  uint32: 4,
+  int64: 8,
+  float64: 8,
+  uuid: 16,
+};
+
+/** For two fixed-width primitives: what the change does to the byte count. */
+function fixedWidthNote(a: FieldType, b: FieldType): string | undefined {
+  if (a.kind !== "primitive" || b.kind !== "primitive") return undefined;
+  const wa = FIXED_WIDTH[a.name];
+  const wb = FIXED_WIDTH[b.name];
+  if (wa === undefined || wb === undefined) return undefined;
+  if (wa === wb) return `both ${wa} bytes, but the values are read differently`;
+  return `${wa} bytes become ${wb}, so every later field is misread`;
+}
+
+function sameDefault(a: DefaultValue, b: DefaultValue): boolean {
+  return defaultLabel(a) === defaultLabel(b) && a.kind === b.kind;
+}
+
+function defaultLabel(d: DefaultValue): string {
+  switch (d.kind) {
+    case "null":
+      return "null";
+    case "bool":
+      return String(d.value);
+    case "int":
+      return d.value.toString();
+    case "float":
+      return Object.is(d.value, -0) ? "-0" : String(d.value);
+    case "string":
+      return JSON.stringify(d.value);
+    case "uuid":
+      return d.value;
+    case "empty":
+      return "empty";
+    case "struct":
+      return "struct defaults";
+  }
+}
+
+/** `about` texts compare without their whitespace differences (incl. no-break spaces). */
+function normalizeAbout(text: string): string {
+  return text.replace(/[\s\u00a0]+/g, " ").trim();
+}
+
+/**
+ * The two texts reduced to where they differ, with a little context on each side:
+ * `"…instance IdID for static…"` and `"…instance ID for static…"`.
+ */
+function aboutExcerpts(a: string, b: string, context = 12, max = 70): [string, string] {
+  const x = normalizeAbout(a);
+  const y = normalizeAbout(b);
+  let prefix = 0;
+  while (prefix < x.length && prefix < y.length && x[prefix] === y[prefix]) prefix++;
+  let suffix = 0;
+  while (suffix < x.length - prefix && suffix < y.length - prefix && x[x.length - 1 - suffix] === y[y.length - 1 - suffix]) suffix++;
+  const cut = (text: string): string => {
+    const start = Math.max(0, prefix - context);
+    const end = Math.min(text.length, text.length - suffix + context);
+    let middle = text.slice(start, end);
+    if (middle.length > max) middle = `${middle.slice(0, max - 1)}…`;
+    return JSON.stringify(`${start > 0 ? "…" : ""}${middle}${end < text.length ? "…" : ""}`);
+  };
+  return [cut(x), cut(y)];
+}
+
+function apiKeyText(key: number | null): string {
+  return key === null ? "unassigned" : String(key);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Version ranges
+
+function formatVersions(range: VersionRange): string {
+  return range.lowest === range.highest ? `${range.lowest}` : `${range.lowest}-${range.highest}`;
+}
+
+function versionWord(range: VersionRange): string {
+  return range.lowest === range.highest ? "version" : "versions";
+}
+
+function intersectRange(a: VersionRange, b: VersionRange): VersionRange | null {
+  const lowest = Math.max(a.lowest, b.lowest);
+  const highest = Math.min(a.highest, b.highest);
+  return lowest <= highest ? { lowest, highest } : null;
+}
+
+/** The parts of `a` outside `b` (zero, one or two ranges), lowest first. */
+function subtractRange(a: VersionRange, b: VersionRange): VersionRange[] {
+  const result: VersionRange[] = [];
+  if (a.lowest < b.lowest) result.push({ lowest: a.lowest, highest: Math.min(a.highest, b.lowest - 1) });
+  if (a.highest > b.highest) result.push({ lowest: Math.max(a.lowest, b.highest + 1), highest: a.highest });
+  return result;
+}
+
+function sideOf(spec: MessageSpec): DiffSide {
+  return {
+    file: spec.file,
+    name: spec.name,
+    validVersions: formatRange(spec.validVersions),
+    flexibleVersions: formatRange(spec.flexibleVersions),
+  };
+}
