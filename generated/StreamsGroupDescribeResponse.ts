@@ -427,7 +427,6 @@ function StreamsGroupDescribeResponse$size(v: StreamsGroupDescribeResponse, vers
   let i = -1;
   try {
     let size = 0;
-    f = "throttleTimeMs";
     size += 4;
     f = "groups";
     {
@@ -470,7 +469,7 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -482,10 +481,9 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $throttleTimeMs: number;
     let $groups: DescribedGroup[];
     f = "throttleTimeMs";
-    $throttleTimeMs = r.int32();
+    const $throttleTimeMs = r.int32();
     f = "groups";
     {
       const n = r.compactArrayLength(20);
@@ -603,7 +601,6 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
   let i = -1;
   try {
     let size = 0;
-    f = "errorCode";
     size += 2;
     f = "errorMessage";
     size += sizeCompactNullableString(v.errorMessage, lens);
@@ -611,9 +608,7 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
     size += sizeCompactString(v.groupId, lens);
     f = "groupState";
     size += sizeCompactString(v.groupState, lens);
-    f = "groupEpoch";
     size += 4;
-    f = "assignmentEpoch";
     size += 4;
     f = "topology";
     size += v.topology === null ? 1 : 1 + Topology$size(v.topology, version, lens);
@@ -628,7 +623,6 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
       }
       i = -1;
     }
-    f = "authorizedOperations";
     size += 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -679,7 +673,7 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
     f = "authorizedOperations";
     w.int32(v.authorizedOperations);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -691,29 +685,21 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   let f = "";
   let i = -1;
   try {
-    let $errorCode: number;
-    let $errorMessage: string | null;
-    let $groupId: string;
-    let $groupState: string;
-    let $groupEpoch: number;
-    let $assignmentEpoch: number;
-    let $topology: Topology | null;
     let $members: Member[];
-    let $authorizedOperations: number;
     f = "errorCode";
-    $errorCode = r.int16();
+    const $errorCode = r.int16();
     f = "errorMessage";
-    $errorMessage = r.compactNullableString();
+    const $errorMessage = r.compactNullableString();
     f = "groupId";
-    $groupId = r.compactString();
+    const $groupId = r.compactString();
     f = "groupState";
-    $groupState = r.compactString();
+    const $groupState = r.compactString();
     f = "groupEpoch";
-    $groupEpoch = r.int32();
+    const $groupEpoch = r.int32();
     f = "assignmentEpoch";
-    $assignmentEpoch = r.int32();
+    const $assignmentEpoch = r.int32();
     f = "topology";
-    $topology = r.structPresent() ? Topology$read(r, version) : null;
+    const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
     {
       const n = r.compactArrayLength(32);
@@ -727,7 +713,7 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
       $members = a;
     }
     f = "authorizedOperations";
-    $authorizedOperations = r.int32();
+    const $authorizedOperations = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -953,7 +939,6 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
   let i = -1;
   try {
     let size = 0;
-    f = "epoch";
     size += 4;
     f = "subtopologies";
     {
@@ -1004,7 +989,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
       }
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1016,10 +1001,9 @@ function Topology$read(r: Reader, version: number): Topology {
   let f = "";
   let i = -1;
   try {
-    let $epoch: number;
     let $subtopologies: Subtopology[] | null;
     f = "epoch";
-    $epoch = r.int32();
+    const $epoch = r.int32();
     f = "subtopologies";
     {
       const n = r.compactNullableArrayLength(6);
@@ -1250,7 +1234,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1262,13 +1246,12 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   let f = "";
   let i = -1;
   try {
-    let $subtopologyId: string;
     let $sourceTopics: string[];
     let $repartitionSinkTopics: string[];
     let $stateChangelogTopics: TopicInfo[];
     let $repartitionSourceTopics: TopicInfo[];
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(1);
@@ -1529,9 +1512,7 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     let size = 0;
     f = "memberId";
     size += sizeCompactString(v.memberId, lens);
-    f = "memberEpoch";
     size += 4;
-    f = "currentAssignmentEpoch";
     size += 4;
     f = "instanceId";
     size += sizeCompactNullableString(v.instanceId, lens);
@@ -1541,7 +1522,6 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     size += sizeCompactString(v.clientId, lens);
     f = "clientHost";
     size += sizeCompactString(v.clientHost, lens);
-    f = "topologyEpoch";
     size += 4;
     f = "processId";
     size += sizeCompactString(v.processId, lens);
@@ -1586,7 +1566,6 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     f = "targetAssignment";
     checkStruct(v.targetAssignment);
     size += Assignment$size(v.targetAssignment, version, lens);
-    f = "isClassic";
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -1665,7 +1644,7 @@ function Member$write(w: Writer, v: Member, version: number): void {
     f = "isClassic";
     w.bool(v.isClassic);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1677,42 +1656,29 @@ function Member$read(r: Reader, version: number): Member {
   let f = "";
   let i = -1;
   try {
-    let $memberId: string;
-    let $memberEpoch: number;
-    let $currentAssignmentEpoch: number;
-    let $instanceId: string | null;
-    let $rackId: string | null;
-    let $clientId: string;
-    let $clientHost: string;
-    let $topologyEpoch: number;
-    let $processId: string;
-    let $userEndpoint: Endpoint | null;
     let $clientTags: KeyValue[];
     let $taskOffsets: TaskOffset[];
     let $taskEndOffsets: TaskOffset[];
-    let $assignment: Assignment;
-    let $targetAssignment: Assignment;
-    let $isClassic: boolean;
     f = "memberId";
-    $memberId = r.compactString();
+    const $memberId = r.compactString();
     f = "memberEpoch";
-    $memberEpoch = r.int32();
+    const $memberEpoch = r.int32();
     f = "currentAssignmentEpoch";
-    $currentAssignmentEpoch = r.int32();
+    const $currentAssignmentEpoch = r.int32();
     f = "instanceId";
-    $instanceId = r.compactNullableString();
+    const $instanceId = r.compactNullableString();
     f = "rackId";
-    $rackId = r.compactNullableString();
+    const $rackId = r.compactNullableString();
     f = "clientId";
-    $clientId = r.compactString();
+    const $clientId = r.compactString();
     f = "clientHost";
-    $clientHost = r.compactString();
+    const $clientHost = r.compactString();
     f = "topologyEpoch";
-    $topologyEpoch = r.int32();
+    const $topologyEpoch = r.int32();
     f = "processId";
-    $processId = r.compactString();
+    const $processId = r.compactString();
     f = "userEndpoint";
-    $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
+    const $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
     f = "clientTags";
     {
       const n = r.compactArrayLength(3);
@@ -1750,11 +1716,11 @@ function Member$read(r: Reader, version: number): Member {
       $taskEndOffsets = a;
     }
     f = "assignment";
-    $assignment = Assignment$read(r, version);
+    const $assignment = Assignment$read(r, version);
     f = "targetAssignment";
-    $targetAssignment = Assignment$read(r, version);
+    const $targetAssignment = Assignment$read(r, version);
     f = "isClassic";
-    $isClassic = r.bool();
+    const $isClassic = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2136,7 +2102,6 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
     let size = 0;
     f = "host";
     size += sizeCompactString(v.host, lens);
-    f = "port";
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -2161,7 +2126,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
     f = "port";
     w.uint16(v.port);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2173,12 +2138,10 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
-    let $host: string;
-    let $port: number;
     f = "host";
-    $host = r.compactString();
+    const $host = r.compactString();
     f = "port";
-    $port = r.uint16();
+    const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2267,9 +2230,7 @@ function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number
     let size = 0;
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
-    f = "partition";
     size += 4;
-    f = "offset";
     size += 8;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -2296,7 +2257,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
     f = "offset";
     w.int64(v.offset);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2308,15 +2269,12 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
   let f = "";
   const i = -1;
   try {
-    let $subtopologyId: string;
-    let $partition: number;
-    let $offset: bigint;
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "partition";
-    $partition = r.int32();
+    const $partition = r.int32();
     f = "offset";
-    $offset = r.int64();
+    const $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2498,7 +2456,7 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2747,7 +2705,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2759,10 +2717,9 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $subtopologyId: string;
     let $partitions: number[];
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
@@ -2907,7 +2864,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
     f = "value";
     w.compactString(v.value);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2919,12 +2876,10 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
-    let $key: string;
-    let $value: string;
     f = "key";
-    $key = r.compactString();
+    const $key = r.compactString();
     f = "value";
-    $value = r.compactString();
+    const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -3013,9 +2968,7 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     let size = 0;
     f = "name";
     size += sizeCompactString(v.name, lens);
-    f = "partitions";
     size += 4;
-    f = "replicationFactor";
     size += 2;
     f = "topicConfigs";
     {
@@ -3062,7 +3015,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -3074,16 +3027,13 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   let f = "";
   let i = -1;
   try {
-    let $name: string;
-    let $partitions: number;
-    let $replicationFactor: number;
     let $topicConfigs: KeyValue[];
     f = "name";
-    $name = r.compactString();
+    const $name = r.compactString();
     f = "partitions";
-    $partitions = r.int32();
+    const $partitions = r.int32();
     f = "replicationFactor";
-    $replicationFactor = r.int16();
+    const $replicationFactor = r.int16();
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);

@@ -347,15 +347,12 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
     size += sizeCompactString(v.groupId, lens);
     f = "memberId";
     size += sizeCompactString(v.memberId, lens);
-    f = "memberEpoch";
     size += 4;
-    f = "currentAssignmentEpoch";
     size += 4;
     f = "instanceId";
     size += sizeCompactNullableString(v.instanceId, lens);
     f = "rackId";
     size += sizeCompactNullableString(v.rackId, lens);
-    f = "rebalanceTimeoutMs";
     size += 4;
     f = "topology";
     size += v.topology === null ? 1 : 1 + Topology$size(v.topology, version, lens);
@@ -453,7 +450,6 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
         i = -1;
       }
     }
-    f = "shutdownApplication";
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -584,7 +580,7 @@ function StreamsGroupHeartbeatRequest$write(w: Writer, v: StreamsGroupHeartbeatR
     f = "shutdownApplication";
     w.bool(v.shutdownApplication);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -596,39 +592,28 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $groupId: string;
-    let $memberId: string;
-    let $memberEpoch: number;
-    let $currentAssignmentEpoch: number;
-    let $instanceId: string | null;
-    let $rackId: string | null;
-    let $rebalanceTimeoutMs: number;
-    let $topology: Topology | null;
     let $activeTasks: TaskIds[] | null;
     let $standbyTasks: TaskIds[] | null;
     let $warmupTasks: TaskIds[] | null;
-    let $processId: string | null;
-    let $userEndpoint: Endpoint | null;
     let $clientTags: KeyValue[] | null;
     let $taskOffsets: TaskOffset[] | null;
     let $taskEndOffsets: TaskOffset[] | null;
-    let $shutdownApplication: boolean;
     f = "groupId";
-    $groupId = r.compactString();
+    const $groupId = r.compactString();
     f = "memberId";
-    $memberId = r.compactString();
+    const $memberId = r.compactString();
     f = "memberEpoch";
-    $memberEpoch = r.int32();
+    const $memberEpoch = r.int32();
     f = "currentAssignmentEpoch";
-    $currentAssignmentEpoch = r.int32();
+    const $currentAssignmentEpoch = r.int32();
     f = "instanceId";
-    $instanceId = r.compactNullableString();
+    const $instanceId = r.compactNullableString();
     f = "rackId";
-    $rackId = r.compactNullableString();
+    const $rackId = r.compactNullableString();
     f = "rebalanceTimeoutMs";
-    $rebalanceTimeoutMs = r.int32();
+    const $rebalanceTimeoutMs = r.int32();
     f = "topology";
-    $topology = r.structPresent() ? Topology$read(r, version) : null;
+    const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "activeTasks";
     {
       const n = r.compactNullableArrayLength(3);
@@ -678,9 +663,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       }
     }
     f = "processId";
-    $processId = r.compactNullableString();
+    const $processId = r.compactNullableString();
     f = "userEndpoint";
-    $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
+    const $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
     f = "clientTags";
     {
       const n = r.compactNullableArrayLength(3);
@@ -730,7 +715,7 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       }
     }
     f = "shutdownApplication";
-    $shutdownApplication = r.bool();
+    const $shutdownApplication = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -1239,7 +1224,6 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
   let i = -1;
   try {
     let size = 0;
-    f = "epoch";
     size += 4;
     f = "subtopologies";
     {
@@ -1282,7 +1266,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1294,10 +1278,9 @@ function Topology$read(r: Reader, version: number): Topology {
   let f = "";
   let i = -1;
   try {
-    let $epoch: number;
     let $subtopologies: Subtopology[];
     f = "epoch";
-    $epoch = r.int32();
+    const $epoch = r.int32();
     f = "subtopologies";
     {
       const n = r.compactArrayLength(8);
@@ -1555,7 +1538,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1567,7 +1550,6 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   let f = "";
   let i = -1;
   try {
-    let $subtopologyId: string;
     let $sourceTopics: string[];
     let $sourceTopicRegex: string[];
     let $stateChangelogTopics: TopicInfo[];
@@ -1575,7 +1557,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     let $repartitionSourceTopics: TopicInfo[];
     let $copartitionGroups: CopartitionGroup[];
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(1);
@@ -1995,7 +1977,7 @@ function CopartitionGroup$write(w: Writer, v: CopartitionGroup, version: number)
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2232,7 +2214,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
     f = "value";
     w.compactString(v.value);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2244,12 +2226,10 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
-    let $key: string;
-    let $value: string;
     f = "key";
-    $key = r.compactString();
+    const $key = r.compactString();
     f = "value";
-    $value = r.compactString();
+    const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2338,9 +2318,7 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     let size = 0;
     f = "name";
     size += sizeCompactString(v.name, lens);
-    f = "partitions";
     size += 4;
-    f = "replicationFactor";
     size += 2;
     f = "topicConfigs";
     {
@@ -2387,7 +2365,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2399,16 +2377,13 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   let f = "";
   let i = -1;
   try {
-    let $name: string;
-    let $partitions: number;
-    let $replicationFactor: number;
     let $topicConfigs: KeyValue[];
     f = "name";
-    $name = r.compactString();
+    const $name = r.compactString();
     f = "partitions";
-    $partitions = r.int32();
+    const $partitions = r.int32();
     f = "replicationFactor";
-    $replicationFactor = r.int16();
+    const $replicationFactor = r.int16();
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);
@@ -2560,7 +2535,6 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
     let size = 0;
     f = "host";
     size += sizeCompactString(v.host, lens);
-    f = "port";
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -2585,7 +2559,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
     f = "port";
     w.uint16(v.port);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2597,12 +2571,10 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
-    let $host: string;
-    let $port: number;
     f = "host";
-    $host = r.compactString();
+    const $host = r.compactString();
     f = "port";
-    $port = r.uint16();
+    const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2691,9 +2663,7 @@ function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number
     let size = 0;
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
-    f = "partition";
     size += 4;
-    f = "offset";
     size += 8;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -2720,7 +2690,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
     f = "offset";
     w.int64(v.offset);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2732,15 +2702,12 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
   let f = "";
   const i = -1;
   try {
-    let $subtopologyId: string;
-    let $partition: number;
-    let $offset: bigint;
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "partition";
-    $partition = r.int32();
+    const $partition = r.int32();
     f = "offset";
-    $offset = r.int64();
+    const $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -2882,7 +2849,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -2894,10 +2861,9 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $subtopologyId: string;
     let $partitions: number[];
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "partitions";
     {
       const n = r.compactArrayLength(4);

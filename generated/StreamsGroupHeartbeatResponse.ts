@@ -219,23 +219,16 @@ function StreamsGroupHeartbeatResponse$size(v: StreamsGroupHeartbeatResponse, ve
   let i = -1;
   try {
     let size = 0;
-    f = "throttleTimeMs";
     size += 4;
-    f = "errorCode";
     size += 2;
     f = "errorMessage";
     size += sizeCompactNullableString(v.errorMessage, lens);
     f = "memberId";
     size += sizeCompactString(v.memberId, lens);
-    f = "memberEpoch";
     size += 4;
-    f = "currentAssignmentEpoch";
     size += 4;
-    f = "heartbeatIntervalMs";
     size += 4;
-    f = "acceptableRecoveryLag";
     size += 4;
-    f = "taskOffsetIntervalMs";
     size += 4;
     f = "status";
     {
@@ -414,7 +407,7 @@ function StreamsGroupHeartbeatResponse$write(w: Writer, v: StreamsGroupHeartbeat
       }
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -426,38 +419,29 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
   let f = "";
   let i = -1;
   try {
-    let $throttleTimeMs: number;
-    let $errorCode: number;
-    let $errorMessage: string | null;
-    let $memberId: string;
-    let $memberEpoch: number;
-    let $currentAssignmentEpoch: number;
-    let $heartbeatIntervalMs: number;
-    let $acceptableRecoveryLag: number;
-    let $taskOffsetIntervalMs: number;
     let $status: Status[] | null;
     let $activeTasks: TaskIds[] | null;
     let $standbyTasks: TaskIds[] | null;
     let $warmupTasks: TaskIds[] | null;
     let $partitionsByUserEndpoint: EndpointToPartitions[] | null;
     f = "throttleTimeMs";
-    $throttleTimeMs = r.int32();
+    const $throttleTimeMs = r.int32();
     f = "errorCode";
-    $errorCode = r.int16();
+    const $errorCode = r.int16();
     f = "errorMessage";
-    $errorMessage = r.compactNullableString();
+    const $errorMessage = r.compactNullableString();
     f = "memberId";
-    $memberId = r.compactString();
+    const $memberId = r.compactString();
     f = "memberEpoch";
-    $memberEpoch = r.int32();
+    const $memberEpoch = r.int32();
     f = "currentAssignmentEpoch";
-    $currentAssignmentEpoch = r.int32();
+    const $currentAssignmentEpoch = r.int32();
     f = "heartbeatIntervalMs";
-    $heartbeatIntervalMs = r.int32();
+    const $heartbeatIntervalMs = r.int32();
     f = "acceptableRecoveryLag";
-    $acceptableRecoveryLag = r.int32();
+    const $acceptableRecoveryLag = r.int32();
     f = "taskOffsetIntervalMs";
-    $taskOffsetIntervalMs = r.int32();
+    const $taskOffsetIntervalMs = r.int32();
     f = "status";
     {
       const n = r.compactNullableArrayLength(3);
@@ -1019,7 +1003,7 @@ function EndpointToPartitions$write(w: Writer, v: EndpointToPartitions, version:
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1031,11 +1015,10 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
   let f = "";
   let i = -1;
   try {
-    let $userEndpoint: Endpoint;
     let $activePartitions: TopicPartition[];
     let $standbyPartitions: TopicPartition[];
     f = "userEndpoint";
-    $userEndpoint = Endpoint$read(r, version);
+    const $userEndpoint = Endpoint$read(r, version);
     f = "activePartitions";
     {
       const n = r.compactArrayLength(3);
@@ -1200,7 +1183,6 @@ function Status$size(v: Status, version: number, lens: number[]): number {
   const i = -1;
   try {
     let size = 0;
-    f = "statusCode";
     size += 1;
     f = "statusDetail";
     size += sizeCompactString(v.statusDetail, lens);
@@ -1227,7 +1209,7 @@ function Status$write(w: Writer, v: Status, version: number): void {
     f = "statusDetail";
     w.compactString(v.statusDetail);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1239,12 +1221,10 @@ function Status$read(r: Reader, version: number): Status {
   let f = "";
   const i = -1;
   try {
-    let $statusCode: number;
-    let $statusDetail: string;
     f = "statusCode";
-    $statusCode = r.int8();
+    const $statusCode = r.int8();
     f = "statusDetail";
-    $statusDetail = r.compactString();
+    const $statusDetail = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -1370,7 +1350,7 @@ function TopicPartition$write(w: Writer, v: TopicPartition, version: number): vo
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1382,10 +1362,9 @@ function TopicPartition$read(r: Reader, version: number): TopicPartition {
   let f = "";
   let i = -1;
   try {
-    let $topic: string;
     let $partitions: number[];
     f = "topic";
-    $topic = r.compactString();
+    const $topic = r.compactString();
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
@@ -1542,7 +1521,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1554,10 +1533,9 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $subtopologyId: string;
     let $partitions: number[];
     f = "subtopologyId";
-    $subtopologyId = r.compactString();
+    const $subtopologyId = r.compactString();
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
@@ -1677,7 +1655,6 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
     let size = 0;
     f = "host";
     size += sizeCompactString(v.host, lens);
-    f = "port";
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -1702,7 +1679,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
     f = "port";
     w.uint16(v.port);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -1714,12 +1691,10 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
-    let $host: string;
-    let $port: number;
     f = "host";
-    $host = r.compactString();
+    const $host = r.compactString();
     f = "port";
-    $port = r.uint16();
+    const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;

@@ -140,7 +140,6 @@ function StreamsGroupMemberMetadataValue$size(
     size += sizeCompactString(v.clientId, lens);
     f = "clientHost";
     size += sizeCompactString(v.clientHost, lens);
-    f = "rebalanceTimeoutMs";
     size += 4;
     f = "topologyId";
     size += sizeCompactString(v.topologyId, lens);
@@ -204,7 +203,7 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
       i = -1;
     }
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -216,31 +215,23 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   let f = "";
   let i = -1;
   try {
-    let $instanceId: string | null;
-    let $rackId: string | null;
-    let $clientId: string;
-    let $clientHost: string;
-    let $rebalanceTimeoutMs: number;
-    let $topologyId: string;
-    let $processId: string;
-    let $userEndpoint: Endpoint;
     let $clientTags: KeyValue[];
     f = "instanceId";
-    $instanceId = r.compactNullableString();
+    const $instanceId = r.compactNullableString();
     f = "rackId";
-    $rackId = r.compactNullableString();
+    const $rackId = r.compactNullableString();
     f = "clientId";
-    $clientId = r.compactString();
+    const $clientId = r.compactString();
     f = "clientHost";
-    $clientHost = r.compactString();
+    const $clientHost = r.compactString();
     f = "rebalanceTimeoutMs";
-    $rebalanceTimeoutMs = r.int32();
+    const $rebalanceTimeoutMs = r.int32();
     f = "topologyId";
-    $topologyId = r.compactString();
+    const $topologyId = r.compactString();
     f = "processId";
-    $processId = r.compactString();
+    const $processId = r.compactString();
     f = "userEndpoint";
-    $userEndpoint = Endpoint$read(r, version);
+    const $userEndpoint = Endpoint$read(r, version);
     f = "clientTags";
     {
       const n = r.compactArrayLength(3);
@@ -480,7 +471,6 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
     let size = 0;
     f = "host";
     size += sizeCompactString(v.host, lens);
-    f = "port";
     size += 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -505,7 +495,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
     f = "port";
     w.int32(v.port);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -517,12 +507,10 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
-    let $host: string;
-    let $port: number;
     f = "host";
-    $host = r.compactString();
+    const $host = r.compactString();
     f = "port";
-    $port = r.int32();
+    const $port = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;
@@ -636,7 +624,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
     f = "value";
     w.compactString(v.value);
     const unknown = v._unknownTaggedFields;
-    let tagged = unknown === undefined ? 0 : unknown.length;
+    const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
@@ -648,12 +636,10 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
-    let $key: string;
-    let $value: string;
     f = "key";
-    $key = r.compactString();
+    const $key = r.compactString();
     f = "value";
-    $value = r.compactString();
+    const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
     let previous = -1;

@@ -57,6 +57,19 @@ function regularRange(field: FieldSpec): VersionRange | null {
   return intersect(field.versions, { lowest: 0, highest: field.taggedVersions.lowest - 1 });
 }
 
+/**
+ * Whether a value's bytes differ between flexible and non-flexible versions at this level
+ * (compact lengths); a struct's own function makes that choice for its fields.
+ */
+function encodingDependsOnFlexible(type: FieldType): boolean {
+  if (type.kind === "array") return true;
+  return type.kind === "primitive" && FIXED_SIZE[type.name] === undefined;
+}
+
+function isFixedSize(type: FieldType): boolean {
+  return type.kind === "primitive" && FIXED_SIZE[type.name] !== undefined;
+}
+
 function structOf(type: FieldType): StructSpec | null {
   if (type.kind === "struct") return type.struct;
   if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
@@ -186,6 +199,7 @@ class MessageEmitter {
   /** In versions where a field does not exist, a non-default value is an error unless the field is ignorable. */
   private checkAbsent(code: Code, field: FieldSpec, x: string): void {
     if (field.ignorable) return;
+    code.line(`f = ${JSON.stringify(field.propertyName)};`);
     code.line(
       `if (!(${this.isDefaultExpr(field, x)})) throw ${this.rt("fieldNotInVersion")}(${JSON.stringify(field.propertyName)}, version);`,
     );
@@ -255,6 +269,11 @@ class MessageEmitter {
    * or not as `ctx` decides (branching at run time where it does not).
    */
   private emitSize(code: Code, field: FieldSpec, x: string, ctx: VersionRange, target: string): void {
+    if (!encodingDependsOnFlexible(field.type)) {
+      const c = ctx;
+      this.emitSizeIn(code, field, x, c, target, false);
+      return;
+    }
     code.ifVersion(
       this.flexibleRange(field),
       ctx,
@@ -325,6 +344,11 @@ class MessageEmitter {
   // ---- writing ----
 
   private emitWrite(code: Code, field: FieldSpec, x: string, ctx: VersionRange): void {
+    if (!encodingDependsOnFlexible(field.type)) {
+      const c = ctx;
+      this.emitWriteIn(code, field, x, c, false);
+      return;
+    }
     code.ifVersion(
       this.flexibleRange(field),
       ctx,
@@ -387,6 +411,11 @@ class MessageEmitter {
 
   /** Emits `target = <read value>;`. */
   private emitRead(code: Code, field: FieldSpec, target: string, ctx: VersionRange): void {
+    if (!encodingDependsOnFlexible(field.type)) {
+      const c = ctx;
+      this.emitReadIn(code, field, target, c, false);
+      return;
+    }
     code.ifVersion(
       this.flexibleRange(field),
       ctx,
@@ -571,13 +600,11 @@ class MessageEmitter {
         ctx,
         (c) =>
           size.ifVersion(regularRange(field), c, (c2) => {
-            size.line(`f = ${JSON.stringify(field.propertyName)};`);
+            // A fixed-size value cannot fail here (its range is checked when written).
+            if (!isFixedSize(field.type)) size.line(`f = ${JSON.stringify(field.propertyName)};`);
             this.emitSize(size, field, x, c2, "size");
           }),
-        () => {
-          size.line(`f = ${JSON.stringify(field.propertyName)};`);
-          this.checkAbsent(size, field, x);
-        },
+        () => this.checkAbsent(size, field, x),
       );
     }
     size.ifVersion(flexibleRange, ctx, (c) => {
@@ -619,7 +646,7 @@ class MessageEmitter {
     }
     write.ifVersion(flexibleRange, ctx, (c) => {
       write.line("const unknown = v._unknownTaggedFields;");
-      write.line("let tagged = unknown === undefined ? 0 : unknown.length;");
+      write.line(`${tagged.length > 0 ? "let" : "const"} tagged = unknown === undefined ? 0 : unknown.length;`);
       for (const field of tagged) {
         write.ifVersion(field.taggedVersions, c, () =>
           write.line(`if (!(${this.isDefaultExpr(field, `v.${field.propertyName}`)})) tagged++;`),
@@ -647,18 +674,33 @@ class MessageEmitter {
 
     // read
     const read = new Code();
+    const reads: (() => void)[] = [];
     for (const field of struct.fields) {
-      // A field read in every version needs no default first (saves an allocation per decode).
+      const local = `$${field.propertyName}`;
       const always = field.tag === null && condition(regularRange(field), ctx).kind === "always";
-      const init = always ? "" : ` = ${literal(field.default, field)}`;
-      read.line(`let $${field.propertyName}: ${tsFieldType(field)}${init};`);
+      if (always) {
+        const body = new Code();
+        this.emitRead(body, field, local, ctx);
+        const text = body.toString();
+        // A value read in every version by one expression becomes a const.
+        const single = !text.includes("\n") && text.startsWith(`${local} = `);
+        if (!single) read.line(`let ${local}: ${tsFieldType(field)};`);
+        reads.push(() => {
+          read.line(`f = ${JSON.stringify(field.propertyName)};`);
+          if (single) read.line(`const ${text}`);
+          else for (const l of text.split("\n")) read.line(l);
+        });
+      } else {
+        read.line(`let ${local}: ${tsFieldType(field)} = ${literal(field.default, field)};`);
+        reads.push(() =>
+          read.ifVersion(regularRange(field), ctx, (c) => {
+            read.line(`f = ${JSON.stringify(field.propertyName)};`);
+            this.emitRead(read, field, local, c);
+          }),
+        );
+      }
     }
-    for (const field of struct.fields) {
-      read.ifVersion(regularRange(field), ctx, (c) => {
-        read.line(`f = ${JSON.stringify(field.propertyName)};`);
-        this.emitRead(read, field, `$${field.propertyName}`, c);
-      });
-    }
+    for (const emit of reads) emit();
     const hasTaggedSection = intersect(flexibleRange, ctx) !== null;
     if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
     read.ifVersion(flexibleRange, ctx, (c) => {
@@ -732,10 +774,7 @@ class MessageEmitter {
             () => emit(),
           );
         },
-        () => {
-          toJson.line(`f = ${JSON.stringify(field.propertyName)};`);
-          this.checkAbsent(toJson, field, x);
-        },
+        () => this.checkAbsent(toJson, field, x),
       );
     }
     toJson.line('return out === "" ? "{}" : `{${out.slice(1)}}`;');

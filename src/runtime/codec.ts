@@ -20,7 +20,9 @@ export type MessageType =
 
 /** An inclusive version range; `highest` is 32767 for an open-ended range (`"N+"`). */
 export interface VersionRange {
+  /** The lowest version (0..32767). */
   readonly lowest: number;
+  /** The highest version (0..32767; 32767 for an open-ended range). */
   readonly highest: number;
 }
 
@@ -35,7 +37,9 @@ export interface MessageCodec<T> {
   readonly name: string;
   /** The api key, or null for non-API messages and for design drafts whose key is unassigned (`TBD`). */
   readonly apiKey: number | null;
+  /** The schema's `"type"`: request, response, header, data, metadata, coordinator-key or coordinator-value. */
   readonly type: MessageType;
+  /** The versions this codec encodes and decodes (the schema's `validVersions`). */
   readonly validVersions: VersionRange;
   /** Versions that use compact types and tagged fields (KIP-482); null when none. */
   readonly flexibleVersions: VersionRange | null;
@@ -65,7 +69,12 @@ export interface MessageCodec<T> {
    * Decodes one message at `offset` and returns it with the offset after its last byte
    * (for messages embedded in a larger buffer, e.g. after a header).
    */
-  decodeFrom(bytes: Uint8Array, offset: number, end: number, version: number, options?: DecodeOptions): { message: T; offset: number };
+  decodeFrom(bytes: Uint8Array, offset: number, end: number, version: number, options?: DecodeOptions): {
+    /** The decoded message. */
+    message: T;
+    /** The offset after the message's last byte (where the next data starts). */
+    offset: number;
+  };
   /** A new message with every field at its schema default, then `init`'s properties over them. */
   create(init?: Partial<T>): T;
   /** Kafka's JSON form (JsonConverter) of the message in `version`. @throws KafkaEncodeError */

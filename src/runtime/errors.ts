@@ -62,6 +62,7 @@ export class KafkaWireError extends Error {
     this.message = this.describe();
   }
 
+  /** The class name, `"KafkaWireError"` (subclasses give their own), as stack traces and logs show it. */
   override get name(): string {
     return "KafkaWireError";
   }
@@ -87,6 +88,7 @@ export class KafkaWireError extends Error {
 
 /** Thrown by `decode` and `fromJson`: the input bytes or JSON are not a valid message. */
 export class KafkaDecodeError extends KafkaWireError {
+  /** Always `"KafkaDecodeError"`. */
   override get name(): string {
     return "KafkaDecodeError";
   }
@@ -94,6 +96,7 @@ export class KafkaDecodeError extends KafkaWireError {
 
 /** Thrown by `encode`, `encodeInto`, `size` and `toJson`: the message cannot be written in this version. */
 export class KafkaEncodeError extends KafkaWireError {
+  /** Always `"KafkaEncodeError"`. */
   override get name(): string {
     return "KafkaEncodeError";
   }

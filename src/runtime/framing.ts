@@ -22,14 +22,19 @@ export interface RequestHeaderInit {
 
 /** The shape of a decoded RequestHeader (from the RequestHeader schema). */
 export interface RequestHeaderFields {
+  /** The api key (int16). */
   requestApiKey: number;
+  /** The api version of the body (int16). */
   requestApiVersion: number;
+  /** Chosen by the client, echoed in the response (int32). */
   correlationId: number;
+  /** The client id (header v1+), or null. */
   clientId: string | null;
 }
 
 /** The shape of a decoded ResponseHeader (from the ResponseHeader schema). */
 export interface ResponseHeaderFields {
+  /** The request's correlation id (int32). */
   correlationId: number;
 }
 
@@ -41,7 +46,9 @@ export interface ResponseHeaderFields {
  *   the reply of a broker that does not support the requested version (KIP-511).
  */
 export const HEADER_VERSION_EXCEPTIONS = {
+  /** ControlledShutdown (api key 7) v0 uses request header v0. */
   controlledShutdownApiKey: 7,
+  /** ApiVersions (api key 18) responses always use response header v0. */
   apiVersionsApiKey: 18,
 } as const;
 
@@ -67,27 +74,37 @@ export function responseHeaderVersion(response: MessageCodec<unknown>, apiVersio
 
 /** One API: its request and response codecs. */
 export interface ApiCodecs {
+  /** The api key (int16). */
   readonly apiKey: number;
   /** The API's name without the Request/Response suffix, e.g. `ApiVersions`. */
   readonly name: string;
+  /** The request body codec. */
   readonly request: MessageCodec<unknown>;
+  /** The response body codec. */
   readonly response: MessageCodec<unknown>;
 }
 
 /** A decoded request frame. */
 export interface DecodedRequest<H = RequestHeaderFields> {
+  /** The decoded request header. */
   readonly header: H;
+  /** The request header version used (0, 1 or 2). */
   readonly headerVersion: number;
+  /** The API the header's api key names. */
   readonly api: ApiCodecs;
+  /** The decoded request body (the shape of `api.request`). */
   readonly body: unknown;
 }
 
 /** A decoded response frame. */
 export interface DecodedResponse<H = ResponseHeaderFields> {
+  /** The decoded response header. */
   readonly header: H;
+  /** The response header version used (0 or 1). */
   readonly headerVersion: number;
   /** The version the body was decoded with (differs from the requested one after a KIP-511 fallback). */
   readonly apiVersion: number;
+  /** The decoded response body (the shape of the API's response codec). */
   readonly body: unknown;
 }
 
@@ -128,7 +145,9 @@ export interface Protocol {
 
 /** What a generated index hands to {@link defineProtocol}. */
 export interface ProtocolDefinition {
+  /** The RequestHeader codec. */
   readonly requestHeader: MessageCodec<RequestHeaderFields>;
+  /** The ResponseHeader codec. */
   readonly responseHeader: MessageCodec<ResponseHeaderFields>;
   /** Every generated codec; requests and responses are paired by api key. */
   readonly messages: readonly MessageCodec<unknown>[];

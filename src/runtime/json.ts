@@ -152,16 +152,19 @@ export function readJsonFloat64(v: unknown): number {
   throw invalid("a number", v);
 }
 
+/** A JSON boolean. @throws KafkaDecodeError `INVALID_JSON` for anything else. */
 export function readJsonBool(v: unknown): boolean {
   if (typeof v !== "boolean") throw invalid("true or false", v);
   return v;
 }
 
+/** A JSON string. @throws KafkaDecodeError `INVALID_JSON` for anything else. */
 export function readJsonString(v: unknown): string {
   if (typeof v !== "string") throw invalid("a string", v);
   return v;
 }
 
+/** A JSON string or null. @throws KafkaDecodeError `INVALID_JSON` for anything else. */
 export function readJsonNullableString(v: unknown): string | null {
   return v === null ? null : readJsonString(v);
 }
@@ -175,6 +178,7 @@ export function readJsonBytes(v: unknown): Uint8Array {
   return bytes;
 }
 
+/** Bytes or records as standard padded base64, or null. @throws KafkaDecodeError `INVALID_JSON` for anything else. */
 export function readJsonNullableBytes(v: unknown): Uint8Array | null {
   return v === null ? null : readJsonBytes(v);
 }

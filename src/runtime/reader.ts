@@ -29,14 +29,21 @@ export interface DecodeOptions {
 
 const NO_OPTIONS: DecodeOptions = {};
 
+/** Reads Kafka's primitive types from `buf[pos..end)`, checking every length before it reads or allocates. Every method throws {@link KafkaDecodeError} (`BUFFER_UNDERFLOW` when too few bytes remain). */
 export class Reader {
+  /** The input bytes (views returned by the bytes methods point into it). */
   readonly buf: Uint8Array;
+  /** A DataView over `buf`, for the 64-bit and float64 reads (big-endian, as Kafka). */
   readonly view: DataView;
+  /** Offset in `buf` of the next byte to read. */
   pos: number;
   /** One past the last byte this reader may read. */
   readonly end: number;
+  /** From {@link DecodeOptions.strictUtf8}. */
   readonly strictUtf8: boolean;
+  /** From {@link DecodeOptions.strictBool}. */
   readonly strictBool: boolean;
+  /** From {@link DecodeOptions.lenientTaggedFields}. */
   readonly lenientTaggedFields: boolean;
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length, options: DecodeOptions = NO_OPTIONS) {
@@ -61,11 +68,13 @@ export class Reader {
     }
   }
 
+  /** An int8: 1 byte, -128..127. */
   int8(): number {
     this.need(1);
     return (this.buf[this.pos++]! << 24) >> 24;
   }
 
+  /** An int16: 2 bytes big-endian, -32768..32767. */
   int16(): number {
     this.need(2);
     const p = this.pos;
@@ -73,6 +82,7 @@ export class Reader {
     return (((this.buf[p]! << 8) | this.buf[p + 1]!) << 16) >> 16;
   }
 
+  /** A uint16: 2 bytes big-endian, 0..65535. */
   uint16(): number {
     this.need(2);
     const p = this.pos;
@@ -80,6 +90,7 @@ export class Reader {
     return (this.buf[p]! << 8) | this.buf[p + 1]!;
   }
 
+  /** An int32: 4 bytes big-endian, -2^31..2^31-1. */
   int32(): number {
     this.need(4);
     const p = this.pos;
@@ -88,10 +99,12 @@ export class Reader {
     return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
   }
 
+  /** A uint32: 4 bytes big-endian, 0..2^32-1. */
   uint32(): number {
     return this.int32() >>> 0;
   }
 
+  /** An int64: 8 bytes big-endian, as a bigint in -2^63..2^63-1. */
   int64(): bigint {
     this.need(8);
     const v = this.view.getBigInt64(this.pos);
@@ -99,6 +112,7 @@ export class Reader {
     return v;
   }
 
+  /** A float64: 8 bytes big-endian IEEE 754 double. */
   float64(): number {
     this.need(8);
     const v = this.view.getFloat64(this.pos);
@@ -106,6 +120,7 @@ export class Reader {
     return v;
   }
 
+  /** A bool: 1 byte, any non-zero byte is true (as Kafka). @throws KafkaDecodeError `INVALID_VALUE` for a byte above 1 with `strictBool`. */
   bool(): boolean {
     this.need(1);
     const b = this.buf[this.pos]!;
@@ -154,6 +169,7 @@ export class Reader {
     throw new KafkaDecodeError("INVALID_VARINT", "unsigned varlong is longer than 10 bytes", start);
   }
 
+  /** A uuid: 16 bytes, returned in Kafka's 22-character URL-safe base64 form. */
   uuid(): string {
     this.need(16);
     const s = uuidToString(this.buf, this.pos);
@@ -206,6 +222,7 @@ export class Reader {
     return this.utf8(n - 1, at);
   }
 
+  /** Compact nullable string (unsigned varint length+1; `00` is null). @throws KafkaDecodeError `INVALID_LENGTH`, `STRING_TOO_LONG`, `INVALID_STRING` (with `strictUtf8`). */
   compactNullableString(): string | null {
     const at = this.pos;
     const n = this.compactLength();
@@ -220,6 +237,7 @@ export class Reader {
     return this.utf8(n, at);
   }
 
+  /** Classic nullable string (int16 length; -1 is null). @throws KafkaDecodeError `INVALID_LENGTH`, `STRING_TOO_LONG`, `INVALID_STRING` (with `strictUtf8`). */
   nullableString(): string | null {
     const at = this.pos;
     const n = this.int16();
@@ -249,6 +267,7 @@ export class Reader {
     return this.view_(n - 1, at);
   }
 
+  /** Compact nullable bytes or records (`00` is null): a view into the input. @throws KafkaDecodeError `INVALID_LENGTH`. */
   compactNullableBytes(): Uint8Array | null {
     const at = this.pos;
     const n = this.compactLength();
@@ -263,6 +282,7 @@ export class Reader {
     return this.view_(n, at);
   }
 
+  /** Classic nullable bytes or records (int32 length; -1 is null): a view into the input. @throws KafkaDecodeError `INVALID_LENGTH`. */
   nullableBytes(): Uint8Array | null {
     const at = this.pos;
     const n = this.int32();
@@ -340,6 +360,8 @@ export class Reader {
 
   /** Tags must ascend (KIP-482); repeats and descents are errors unless `lenientTaggedFields`. */
   checkTagOrder(tag: number, previous: number, at: number): void {
+    // Kafka's tags are Java ints: an unsigned varint above 2^31-1 is no tag a writer can produce.
+    if (tag > 0x7fffffff) throw new KafkaDecodeError("INVALID_TAGGED_FIELDS", `tag ${tag} is above 2^31-1`, at);
     if (tag <= previous && !this.lenientTaggedFields) {
       throw new KafkaDecodeError(
         "INVALID_TAGGED_FIELDS",

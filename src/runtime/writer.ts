@@ -161,10 +161,10 @@ export function sizeUnknownTaggedFields(fields: readonly UnknownTaggedField[], k
   for (const f of fields) {
     const tag = f?.tag;
     if (typeof tag !== "number" || tag >>> 0 !== tag || tag > 0x7fffffff || !(f.data instanceof Uint8Array)) {
-      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", "an unknown tagged field needs an integer tag 0..2^31-1 and Uint8Array data", -1, "_unknownTaggedFields");
+      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", "an unknown tagged field needs an integer tag 0..2^31-1 and Uint8Array data", -1);
     }
     if (tag <= previous || knownTags.includes(tag)) {
-      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", `unknown tagged field ${tag} is out of ascending order or reuses a known tag`, -1, "_unknownTaggedFields");
+      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", `unknown tagged field ${tag} is out of ascending order or reuses a known tag`, -1);
     }
     previous = tag;
     size += uvarintSize(tag) + uvarintSize(f.data.length) + f.data.length;
@@ -177,11 +177,15 @@ export function sizeUnknownTaggedFields(fields: readonly UnknownTaggedField[], k
  * pass has already checked shapes and lengths) and advances `pos`.
  */
 export class Writer {
+  /** The output bytes: the whole target, of which this writer fills `pos` onwards. */
   readonly buf: Uint8Array;
+  /** A DataView over `buf`, for the 64-bit and float64 writes (big-endian, as Kafka). */
   readonly view: DataView;
+  /** Offset in `buf` of the next byte to write. */
   pos: number;
   /** UTF-8 lengths and payload sizes recorded by the size pass, consumed in order. */
   readonly lens: number[];
+  /** Index in `lens` of the next recorded length. */
   li = 0;
 
   constructor(buf: Uint8Array, offset: number, lens: number[]) {
@@ -196,23 +200,27 @@ export class Writer {
     return this.lens[this.li++]!;
   }
 
+  /** An int8 (-128..127), 1 byte. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-number. */
   int8(v: number): void {
     if ((v << 24) >> 24 !== v) throw rangeError("int8", v, this.pos);
     this.buf[this.pos++] = v;
   }
 
+  /** An int16 (-32768..32767), 2 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-number. */
   int16(v: number): void {
     if ((v << 16) >> 16 !== v) throw rangeError("int16", v, this.pos);
     this.buf[this.pos++] = v >> 8;
     this.buf[this.pos++] = v;
   }
 
+  /** A uint16 (0..65535), 2 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-number. */
   uint16(v: number): void {
     if ((v & 0xffff) !== v) throw rangeError("uint16", v, this.pos);
     this.buf[this.pos++] = v >> 8;
     this.buf[this.pos++] = v;
   }
 
+  /** An int32 (-2^31..2^31-1), 4 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-number. */
   int32(v: number): void {
     if ((v | 0) !== v) throw rangeError("int32", v, this.pos);
     const p = this.pos;
@@ -223,6 +231,7 @@ export class Writer {
     this.pos = p + 4;
   }
 
+  /** A uint32 (0..2^32-1), 4 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-number. */
   uint32(v: number): void {
     if (v >>> 0 !== v) throw rangeError("uint32", v, this.pos);
     const p = this.pos;
@@ -233,18 +242,21 @@ export class Writer {
     this.pos = p + 4;
   }
 
+  /** An int64 (a bigint in -2^63..2^63-1), 8 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-bigint. */
   int64(v: bigint): void {
     if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) throw rangeError("int64", v, this.pos);
     this.view.setBigInt64(this.pos, v);
     this.pos += 8;
   }
 
+  /** A float64 (IEEE 754 double, NaN and infinities included), 8 bytes big-endian. @throws KafkaEncodeError `INVALID_VALUE` for a non-number. */
   float64(v: number): void {
     if (typeof v !== "number") throw rangeError("float64", v, this.pos);
     this.view.setFloat64(this.pos, v);
     this.pos += 8;
   }
 
+  /** A bool: 1 byte, 0 or 1. @throws KafkaEncodeError `INVALID_VALUE` for a non-boolean. */
   bool(v: boolean): void {
     if (typeof v !== "boolean") {
       throw new KafkaEncodeError("INVALID_VALUE", `expected a boolean, got ${describe(v)}`, this.pos);
@@ -291,6 +303,7 @@ export class Writer {
     this.pos = writeUtf8(this.buf, this.pos, s, len);
   }
 
+  /** A compact nullable string: `00` for null, else as {@link Writer.compactString}. */
   compactNullableString(s: string | null): void {
     if (s === null) this.buf[this.pos++] = 0;
     else this.compactString(s);
@@ -304,6 +317,7 @@ export class Writer {
     this.pos = writeUtf8(this.buf, this.pos, s, len);
   }
 
+  /** A classic nullable string: int16 -1 (`ff ff`) for null, else as {@link Writer.string}. */
   nullableString(s: string | null): void {
     if (s === null) {
       this.buf[this.pos++] = 0xff;
@@ -313,23 +327,27 @@ export class Writer {
     }
   }
 
+  /** Compact bytes (or records): unsigned varint length+1, then the bytes. */
   compactBytes(b: Uint8Array): void {
     this.uvarint(b.length + 1);
     this.buf.set(b, this.pos);
     this.pos += b.length;
   }
 
+  /** Compact nullable bytes (or records): `00` for null, else as {@link Writer.compactBytes}. */
   compactNullableBytes(b: Uint8Array | null): void {
     if (b === null) this.buf[this.pos++] = 0;
     else this.compactBytes(b);
   }
 
+  /** Classic bytes (or records): int32 length, then the bytes. */
   bytes(b: Uint8Array): void {
     this.int32(b.length);
     this.buf.set(b, this.pos);
     this.pos += b.length;
   }
 
+  /** Classic nullable bytes (or records): int32 -1 for null, else as {@link Writer.bytes}. */
   nullableBytes(b: Uint8Array | null): void {
     if (b === null) this.int32(-1);
     else this.bytes(b);

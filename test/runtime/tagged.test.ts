@@ -57,7 +57,7 @@ describe("unknown tagged fields on write", () => {
     expect(hex(w.buf.subarray(0, 4))).toBe("01 80 01 00");
   });
 
-  describe("order and shape checks -> INVALID_TAGGED_FIELDS at _unknownTaggedFields", () => {
+  describe("order and shape checks -> INVALID_TAGGED_FIELDS (the generated caller adds the path)", () => {
     const d = bytes("00");
     const cases: Array<[string, unknown[], number[]]> = [
       ["descending tags 5, 2", [{ tag: 5, data: d }, { tag: 2, data: d }], []],
@@ -76,7 +76,7 @@ describe("unknown tagged fields on write", () => {
         KafkaEncodeError,
         "INVALID_TAGGED_FIELDS",
       );
-      expect(e.path).toBe("_unknownTaggedFields");
+      expect(e.path).toBe("");
     });
 
     it("accepts the largest tag 2^31-1 (uvarint ff ff ff ff 07, 5 bytes)", () => {
@@ -163,5 +163,26 @@ describe("tag order on read (checkTagOrder)", () => {
     const r = new Reader(new Uint8Array(0), 0, 0, { lenientTaggedFields: true });
     expect(() => r.checkTagOrder(2, 2, 0)).not.toThrow();
     expect(() => r.checkTagOrder(1, 2, 0)).not.toThrow();
+  });
+});
+
+describe("unknown tagged fields through a generated codec", () => {
+  it("names _unknownTaggedFields once in the error path", async () => {
+    const { StreamsGroupHeartbeatResponse } = await import("../../generated/index.js");
+    const message = StreamsGroupHeartbeatResponse.create({ _unknownTaggedFields: [{ tag: 5, data: bytes("00") }, { tag: 2, data: bytes("00") }] });
+    const e = expectError(() => StreamsGroupHeartbeatResponse.encode(message, 0), KafkaEncodeError, "INVALID_TAGGED_FIELDS");
+    expect(e.path).toBe("_unknownTaggedFields");
+  });
+
+  it("rejects a decoded tag above 2^31-1 (80 80 80 80 08 = 2^31), which no Kafka writer can produce", async () => {
+    const { StreamsGroupMemberMetadataValue } = await import("../../generated/index.js");
+    // StreamsGroupMemberMetadataValue v0 minimal body (golden "minimal" vector) with its top-level
+    // tagged-field count 00 replaced by: count 01 | tag 80 80 80 80 08 | size 00.
+    // 00 instanceId null | 00 rackId null | 01 clientId "" | 01 clientHost "" | 00000000 rebalanceTimeoutMs
+    // 01 topologyId "" | 01 processId "" | 01 00000000 00 userEndpoint {host "", port 0, no tags} | 01 clientTags []
+    // = 17 bytes (offsets 0..16), so the count is at 17 and the tag starts at offset 18.
+    const body = bytes("00 00 01 01 00000000 01 01 01 00000000 00 01" + " 01 8080808008 00");
+    const e = expectError(() => StreamsGroupMemberMetadataValue.decode(body, 0), KafkaDecodeError, "INVALID_TAGGED_FIELDS", 18);
+    expect(e.message).toContain("above 2^31-1");
   });
 });
