@@ -2723,14 +2723,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      const a: number[] = [];
-      for (i = 0; i < n; i++) {
-        let e: number;
-        e = r.int32();
-        a.push(e);
-      }
-      i = -1;
-      $partitions = a;
+      $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();

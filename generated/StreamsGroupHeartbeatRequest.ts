@@ -1995,38 +1995,17 @@ function CopartitionGroup$read(r: Reader, version: number): CopartitionGroup {
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(2);
-      const a: number[] = [];
-      for (i = 0; i < n; i++) {
-        let e: number;
-        e = r.int16();
-        a.push(e);
-      }
-      i = -1;
-      $sourceTopics = a;
+      $sourceTopics = r.int16Array(n);
     }
     f = "sourceTopicRegex";
     {
       const n = r.compactArrayLength(2);
-      const a: number[] = [];
-      for (i = 0; i < n; i++) {
-        let e: number;
-        e = r.int16();
-        a.push(e);
-      }
-      i = -1;
-      $sourceTopicRegex = a;
+      $sourceTopicRegex = r.int16Array(n);
     }
     f = "repartitionSourceTopics";
     {
       const n = r.compactArrayLength(2);
-      const a: number[] = [];
-      for (i = 0; i < n; i++) {
-        let e: number;
-        e = r.int16();
-        a.push(e);
-      }
-      i = -1;
-      $repartitionSourceTopics = a;
+      $repartitionSourceTopics = r.int16Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();
@@ -2867,14 +2846,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      const a: number[] = [];
-      for (i = 0; i < n; i++) {
-        let e: number;
-        e = r.int32();
-        a.push(e);
-      }
-      i = -1;
-      $partitions = a;
+      $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
     const count = r.uvarint();

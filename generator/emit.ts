@@ -41,6 +41,9 @@ const FIXED_SIZE: Partial<Record<PrimitiveTypeName, number>> = {
   uuid: 16,
 };
 
+/** Reader methods that read a whole array of a fixed-size type after one length check. */
+const BULK_READ: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array", int64: "int64Array" };
+
 const INT_RANGE: Partial<Record<PrimitiveTypeName, [number, number]>> = {
   int8: [-128, 127],
   int16: [-32768, 32767],
@@ -454,7 +457,13 @@ class MessageEmitter {
     const method = `${flexible ? "compact" : ""}${nullable ? "Nullable" : ""}ArrayLength`;
     code.block("", () => {
       code.line(`const n = r.${method[0]!.toLowerCase()}${method.slice(1)}(${min});`);
+      const bulk = type.element.kind === "primitive" ? BULK_READ[type.element.name] : undefined;
       const fill = () => {
+        if (bulk !== undefined) {
+          // The length check above covered n elements of this fixed size: read them in one go.
+          code.line(`${target} = r.${bulk}(n);`);
+          return;
+        }
         code.line(`const a: ${tsElementType(type.element)}[] = [];`);
         code.block(`for (i = 0; i < n; i++)`, () => {
           code.line(`let e: ${tsElementType(type.element)};`);

@@ -34,7 +34,8 @@ export class Reader {
   /** The input bytes (views returned by the bytes methods point into it). */
   readonly buf: Uint8Array;
   /** A DataView over `buf`, for the 64-bit and float64 reads (big-endian, as Kafka). */
-  readonly view: DataView;
+  /** Created on the first 64-bit read: most messages have none, and a DataView costs an allocation. */
+  private dataView: DataView | undefined;
   /** Offset in `buf` of the next byte to read. */
   pos: number;
   /** One past the last byte this reader may read. */
@@ -48,12 +49,15 @@ export class Reader {
 
   constructor(buf: Uint8Array, offset = 0, end = buf.length, options: DecodeOptions = NO_OPTIONS) {
     this.buf = buf;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = offset;
     this.end = end;
     this.strictUtf8 = options.strictUtf8 === true;
     this.strictBool = options.strictBool === true;
     this.lenientTaggedFields = options.lenientTaggedFields === true;
+  }
+
+  private view(): DataView {
+    return (this.dataView ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
 
   /** Bytes left to read. */
@@ -107,7 +111,7 @@ export class Reader {
   /** An int64: 8 bytes big-endian, as a bigint in -2^63..2^63-1. */
   int64(): bigint {
     this.need(8);
-    const v = this.view.getBigInt64(this.pos);
+    const v = this.view().getBigInt64(this.pos);
     this.pos += 8;
     return v;
   }
@@ -115,7 +119,7 @@ export class Reader {
   /** A float64: 8 bytes big-endian IEEE 754 double. */
   float64(): number {
     this.need(8);
-    const v = this.view.getFloat64(this.pos);
+    const v = this.view().getFloat64(this.pos);
     this.pos += 8;
     return v;
   }
@@ -133,6 +137,19 @@ export class Reader {
 
   /** Unsigned varint of 0..2^32-1: at most 5 bytes (KIP-482). */
   uvarint(): number {
+    // One byte (counts, tags and lengths below 128) is by far the most common case.
+    const p = this.pos;
+    if (p < this.end) {
+      const b = this.buf[p]!;
+      if (b < 0x80) {
+        this.pos = p + 1;
+        return b;
+      }
+    }
+    return this.uvarintLong();
+  }
+
+  private uvarintLong(): number {
     const start = this.pos;
     const buf = this.buf;
     let value = 0;
@@ -217,7 +234,15 @@ export class Reader {
   /** Compact string (unsigned varint length+1); null (`00`) is an error. */
   compactString(): string {
     const at = this.pos;
-    const n = this.compactLength();
+    // Most strings are shorter than 127 bytes: a one-byte length needs no varint loop.
+    const b = at < this.end ? this.buf[at]! : 0x80;
+    let n: number;
+    if (b < 0x80) {
+      n = b;
+      this.pos = at + 1;
+    } else {
+      n = this.compactLength();
+    }
     if (n === 0) throw this.nullError(at);
     return this.utf8(n - 1, at);
   }
@@ -333,6 +358,39 @@ export class Reader {
     }
     this.checkLength(n, at, minElementSize);
     return n;
+  }
+
+  /**
+   * `n` int32 values whose bytes {@link arrayLength}/{@link compactArrayLength} (called with an
+   * element size of 4) has already checked are there: one bounds check for the whole array.
+   */
+  int32Array(n: number): number[] {
+    const b = this.buf;
+    let p = this.pos;
+    const out: number[] = [];
+    for (let i = 0; i < n; i++, p += 4) out.push((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+    this.pos = p;
+    return out;
+  }
+
+  /** `n` int16 values already bounds-checked by the array length (element size 2). */
+  int16Array(n: number): number[] {
+    const b = this.buf;
+    let p = this.pos;
+    const out: number[] = [];
+    for (let i = 0; i < n; i++, p += 2) out.push((((b[p]! << 8) | b[p + 1]!) << 16) >> 16);
+    this.pos = p;
+    return out;
+  }
+
+  /** `n` int64 values already bounds-checked by the array length (element size 8). */
+  int64Array(n: number): bigint[] {
+    const out: bigint[] = [];
+    const view = this.view();
+    let p = this.pos;
+    for (let i = 0; i < n; i++, p += 8) out.push(view.getBigInt64(p));
+    this.pos = p;
+    return out;
   }
 
   /** A nullable struct's int8 marker: Kafka reads any negative value as null, anything else as present. */

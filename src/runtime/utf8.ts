@@ -8,6 +8,9 @@ import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 /** Below this many UTF-16 units a JavaScript loop beats a TextEncoder/TextDecoder call. */
 const SHORT_STRING = 32;
 
+/** One reusable array per short length, for building ASCII strings without allocating. */
+const SCRATCH: number[][] = /*@__PURE__*/ Array.from({ length: SHORT_STRING }, (_, n) => new Array<number>(n).fill(0));
+
 const encoder = /*@__PURE__*/ new TextEncoder();
 const lenientDecoder = /*@__PURE__*/ new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
 const strictDecoder = /*@__PURE__*/ new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
@@ -86,12 +89,16 @@ export function writeUtf8(buf: Uint8Array, offset: number, s: string, byteLength
  */
 export function readUtf8(buf: Uint8Array, offset: number, length: number, strict: boolean): string {
   if (length < SHORT_STRING) {
+    // ASCII: each byte is its own UTF-16 unit. Copying into a reused array of the exact length
+    // and one fromCharCode call beats both TextDecoder and string concatenation here.
+    const codes = SCRATCH[length]!;
     let i = 0;
-    while (i < length && buf[offset + i]! < 0x80) i++;
-    if (i === length) {
-      // ASCII: every byte is its own UTF-16 unit.
-      return String.fromCharCode.apply(null, buf.subarray(offset, offset + length) as unknown as number[]);
+    for (; i < length; i++) {
+      const b = buf[offset + i]!;
+      if (b >= 0x80) break;
+      codes[i] = b;
     }
+    if (i === length) return String.fromCharCode.apply(null, codes);
   }
   const bytes = buf.subarray(offset, offset + length);
   if (!strict) return lenientDecoder.decode(bytes);

@@ -180,7 +180,8 @@ export class Writer {
   /** The output bytes: the whole target, of which this writer fills `pos` onwards. */
   readonly buf: Uint8Array;
   /** A DataView over `buf`, for the 64-bit and float64 writes (big-endian, as Kafka). */
-  readonly view: DataView;
+  /** Created on the first 64-bit write: most messages have none, and a DataView costs an allocation. */
+  private dataView: DataView | undefined;
   /** Offset in `buf` of the next byte to write. */
   pos: number;
   /** UTF-8 lengths and payload sizes recorded by the size pass, consumed in order. */
@@ -190,9 +191,12 @@ export class Writer {
 
   constructor(buf: Uint8Array, offset: number, lens: number[]) {
     this.buf = buf;
-    this.view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     this.pos = offset;
     this.lens = lens;
+  }
+
+  private view(): DataView {
+    return (this.dataView ??= new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength));
   }
 
   /** The next recorded length. */
@@ -245,14 +249,14 @@ export class Writer {
   /** An int64 (a bigint in -2^63..2^63-1), 8 bytes big-endian. @throws KafkaEncodeError `INT_OUT_OF_RANGE`, or `INVALID_VALUE` for a non-bigint. */
   int64(v: bigint): void {
     if (typeof v !== "bigint" || BigInt.asIntN(64, v) !== v) throw rangeError("int64", v, this.pos);
-    this.view.setBigInt64(this.pos, v);
+    this.view().setBigInt64(this.pos, v);
     this.pos += 8;
   }
 
   /** A float64 (IEEE 754 double, NaN and infinities included), 8 bytes big-endian. @throws KafkaEncodeError `INVALID_VALUE` for a non-number. */
   float64(v: number): void {
     if (typeof v !== "number") throw rangeError("float64", v, this.pos);
-    this.view.setFloat64(this.pos, v);
+    this.view().setFloat64(this.pos, v);
     this.pos += 8;
   }
 
