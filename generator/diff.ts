@@ -20,9 +20,11 @@
  */
 import { loadSchemaFile, type LoadOptions } from "./load.js";
 import {
+  FIXED_SIZE,
   formatRange,
   inRange,
   isTaggedIn,
+  structOf,
   type DefaultValue,
   type FieldSpec,
   type FieldType,
@@ -854,29 +856,13 @@ function shapeKey(type: FieldType): string {
   }
 }
 
-function structOf(type: FieldType): StructSpec | undefined {
-  if (type.kind === "struct") return type.struct;
-  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
-  return undefined;
-}
 
-const FIXED_WIDTH: Readonly<Record<string, number>> = {
-  bool: 1,
-  int8: 1,
-  int16: 2,
-  uint16: 2,
-  int32: 4,
-  uint32: 4,
-  int64: 8,
-  float64: 8,
-  uuid: 16,
-};
 
 /** For two fixed-width primitives: what the change does to the byte count. */
 function fixedWidthNote(a: FieldType, b: FieldType): string | undefined {
   if (a.kind !== "primitive" || b.kind !== "primitive") return undefined;
-  const wa = FIXED_WIDTH[a.name];
-  const wb = FIXED_WIDTH[b.name];
+  const wa = FIXED_SIZE[a.name];
+  const wb = FIXED_SIZE[b.name];
   if (wa === undefined || wb === undefined) return undefined;
   if (wa === wb) return `both ${wa} bytes, but the values are read differently`;
   return `${wa} bytes become ${wb}, so every later field is misread`;

@@ -8,7 +8,9 @@
 import { Project, StructureKind, VariableDeclarationKind, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure } from "ts-morph";
 import { Code } from "./code.js";
 import {
+  FIXED_SIZE,
   formatRange,
+  structOf,
   intersect,
   type DefaultValue,
   type FieldSpec,
@@ -29,17 +31,6 @@ export interface EmitOptions {
   readonly generatorVersion: string;
 }
 
-const FIXED_SIZE: Partial<Record<PrimitiveTypeName, number>> = {
-  bool: 1,
-  int8: 1,
-  int16: 2,
-  uint16: 2,
-  int32: 4,
-  uint32: 4,
-  int64: 8,
-  float64: 8,
-  uuid: 16,
-};
 
 /** Reader methods that read a whole array of a fixed-size type after one length check. */
 const BULK_READ: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array", int64: "int64Array" };
@@ -73,11 +64,6 @@ function isFixedSize(type: FieldType): boolean {
   return type.kind === "primitive" && FIXED_SIZE[type.name] !== undefined;
 }
 
-function structOf(type: FieldType): StructSpec | null {
-  if (type.kind === "struct") return type.struct;
-  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
-  return null;
-}
 
 function tsPrimitive(name: PrimitiveTypeName): string {
   switch (name) {

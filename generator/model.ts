@@ -9,24 +9,10 @@
 /** Kafka's highest possible version: `"N+"` means `N..32767` (Java's `Short.MAX_VALUE`). */
 export const MAX_VERSION = 0x7fff;
 
-/**
- * An inclusive range of versions, as Kafka's `Versions` class: `"3"`, `"1-4"`, `"2+"`.
- * `"none"` is represented by `null` wherever a range may be empty.
- */
-export interface VersionRange {
-  readonly lowest: number;
-  readonly highest: number;
-}
-
-/** Message types Kafka's schemas use (`"type"` key). */
-export type MessageType =
-  | "request"
-  | "response"
-  | "header"
-  | "data"
-  | "metadata"
-  | "coordinator-key"
-  | "coordinator-value";
+// The runtime's own definitions: an inclusive version range (`"3"`, `"1-4"`, `"2+"`, with `"none"`
+// represented by null wherever a range may be empty) and the schema's `"type"` values.
+export type { MessageType, VersionRange } from "../src/runtime/codec.js";
+import type { MessageType, VersionRange } from "../src/runtime/codec.js";
 
 /** Scalar and opaque types of the schema language. */
 export type PrimitiveTypeName =
@@ -181,4 +167,24 @@ export function isTaggedIn(field: FieldSpec, version: number): boolean {
 /** The lowerCamelCase property name Kafka's JsonConverter uses: only the first letter lower-cased. */
 export function propertyNameOf(schemaName: string): string {
   return schemaName.length === 0 ? schemaName : schemaName[0]!.toLowerCase() + schemaName.slice(1);
+}
+
+/** Encoded size in bytes of the fixed-size primitives; the others are length-prefixed. */
+export const FIXED_SIZE: Readonly<Partial<Record<PrimitiveTypeName, number>>> = {
+  bool: 1,
+  int8: 1,
+  int16: 2,
+  uint16: 2,
+  int32: 4,
+  uint32: 4,
+  int64: 8,
+  float64: 8,
+  uuid: 16,
+};
+
+/** The struct a field holds, directly or as array elements; null for primitives. */
+export function structOf(type: FieldType): StructSpec | null {
+  if (type.kind === "struct") return type.struct;
+  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
+  return null;
 }
