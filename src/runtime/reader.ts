@@ -33,7 +33,6 @@ const NO_OPTIONS: DecodeOptions = {};
 export class Reader {
   /** The input bytes (views returned by the bytes methods point into it). */
   readonly buf: Uint8Array;
-  /** A DataView over `buf`, for the 64-bit and float64 reads (big-endian, as Kafka). */
   /** Created on the first 64-bit read: most messages have none, and a DataView costs an allocation. */
   private dataView: DataView | undefined;
   /** Offset in `buf` of the next byte to read. */

@@ -179,7 +179,6 @@ export function sizeUnknownTaggedFields(fields: readonly UnknownTaggedField[], k
 export class Writer {
   /** The output bytes: the whole target, of which this writer fills `pos` onwards. */
   readonly buf: Uint8Array;
-  /** A DataView over `buf`, for the 64-bit and float64 writes (big-endian, as Kafka). */
   /** Created on the first 64-bit write: most messages have none, and a DataView costs an allocation. */
   private dataView: DataView | undefined;
   /** Offset in `buf` of the next byte to write. */
