@@ -497,6 +497,7 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
       $groups = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -611,7 +612,11 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
     size += 4;
     size += 4;
     f = "topology";
-    size += v.topology === null ? 1 : 1 + Topology$size(v.topology, version, lens);
+    size += 1;
+    if (v.topology !== null) {
+      checkStruct(v.topology);
+      size += Topology$size(v.topology, version, lens);
+    }
     f = "members";
     {
       const a = v.members;
@@ -715,6 +720,7 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     f = "authorizedOperations";
     const $authorizedOperations = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1021,6 +1027,7 @@ function Topology$read(r: Reader, version: number): Topology {
       }
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1301,6 +1308,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       $repartitionSourceTopics = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1526,7 +1534,11 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     f = "processId";
     size += sizeCompactString(v.processId, lens);
     f = "userEndpoint";
-    size += v.userEndpoint === null ? 1 : 1 + Endpoint$size(v.userEndpoint, version, lens);
+    size += 1;
+    if (v.userEndpoint !== null) {
+      checkStruct(v.userEndpoint);
+      size += Endpoint$size(v.userEndpoint, version, lens);
+    }
     f = "clientTags";
     {
       const a = v.clientTags;
@@ -1722,6 +1734,7 @@ function Member$read(r: Reader, version: number): Member {
     f = "isClassic";
     const $isClassic = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2143,6 +2156,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     f = "port";
     const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2276,6 +2290,7 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
     f = "offset";
     const $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2508,6 +2523,7 @@ function Assignment$read(r: Reader, version: number): Assignment {
       $warmupTasks = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2726,6 +2742,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
       $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2874,6 +2891,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     f = "value";
     const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -3040,6 +3058,7 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       $topicConfigs = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {

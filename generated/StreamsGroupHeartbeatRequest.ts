@@ -355,7 +355,11 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
     size += sizeCompactNullableString(v.rackId, lens);
     size += 4;
     f = "topology";
-    size += v.topology === null ? 1 : 1 + Topology$size(v.topology, version, lens);
+    size += 1;
+    if (v.topology !== null) {
+      checkStruct(v.topology);
+      size += Topology$size(v.topology, version, lens);
+    }
     f = "activeTasks";
     {
       const a = v.activeTasks;
@@ -404,7 +408,11 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
     f = "processId";
     size += sizeCompactNullableString(v.processId, lens);
     f = "userEndpoint";
-    size += v.userEndpoint === null ? 1 : 1 + Endpoint$size(v.userEndpoint, version, lens);
+    size += 1;
+    if (v.userEndpoint !== null) {
+      checkStruct(v.userEndpoint);
+      size += Endpoint$size(v.userEndpoint, version, lens);
+    }
     f = "clientTags";
     {
       const a = v.clientTags;
@@ -717,6 +725,7 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
     f = "shutdownApplication";
     const $shutdownApplication = r.bool();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1294,6 +1303,7 @@ function Topology$read(r: Reader, version: number): Topology {
       $subtopologies = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1631,6 +1641,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       $copartitionGroups = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2008,6 +2019,7 @@ function CopartitionGroup$read(r: Reader, version: number): CopartitionGroup {
       $repartitionSourceTopics = r.int16Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2210,6 +2222,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     f = "value";
     const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2376,6 +2389,7 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       $topicConfigs = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2555,6 +2569,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     f = "port";
     const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2688,6 +2703,7 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
     f = "offset";
     const $offset = r.int64();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -2849,6 +2865,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
       $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {

@@ -523,6 +523,7 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       }
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1044,6 +1045,7 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
       $standbyPartitions = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1226,6 +1228,7 @@ function Status$read(r: Reader, version: number): Status {
     f = "statusDetail";
     const $statusDetail = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1371,6 +1374,7 @@ function TopicPartition$read(r: Reader, version: number): TopicPartition {
       $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1535,6 +1539,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
       $partitions = r.int32Array(n);
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -1682,6 +1687,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     f = "port";
     const $port = r.uint16();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {

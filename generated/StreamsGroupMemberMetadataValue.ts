@@ -245,6 +245,7 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
       $clientTags = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -512,6 +513,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
     f = "port";
     const $port = r.int32();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {
@@ -641,6 +643,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
     f = "value";
     const $value = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
+    f = "";
     const count = r.uvarint();
     let previous = -1;
     for (let t = 0; t < count; t++) {

@@ -295,7 +295,12 @@ class MessageEmitter {
     }
     if (type.kind === "struct") {
       if (nullable) {
-        code.line(`${target} += ${x} === null ? 1 : 1 + ${this.structSize(type.struct, x)};`);
+        // One marker byte, then the struct when present.
+        code.line(`${target} += 1;`);
+        code.block(`if (${x} !== null)`, () => {
+          code.line(`${this.rt("checkStruct")}(${x});`);
+          code.line(`${target} += ${this.structSize(type.struct, x)};`);
+        });
       } else {
         code.line(`${this.rt("checkStruct")}(${x});`);
         code.line(`${target} += ${this.structSize(type.struct, x)};`);
@@ -699,6 +704,7 @@ class MessageEmitter {
     const hasTaggedSection = intersect(flexibleRange, ctx) !== null;
     if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
     read.ifVersion(flexibleRange, ctx, (c) => {
+      read.line('f = "";');
       read.line("const count = r.uvarint();");
       read.line("let previous = -1;");
       read.block("for (let t = 0; t < count; t++)", () => {

@@ -114,6 +114,22 @@ function checkVersion(def: MessageDefinition<unknown>, version: number, decoding
   }
 }
 
+/** The message itself must be an object (its fields' errors carry their own paths). */
+function checkMessage(def: MessageDefinition<unknown>, message: unknown): void {
+  if (typeof message !== "object" || message === null || Array.isArray(message)) {
+    const got = message === null ? "null" : Array.isArray(message) ? "an array" : typeof message;
+    throw new KafkaEncodeError("INVALID_VALUE", `a ${def.name} must be an object, got ${got}`, -1);
+  }
+}
+
+/** Kafka frames and lengths are int32: no message can be longer than 2^31-1 bytes. */
+function checkSize(def: MessageDefinition<unknown>, size: number): number {
+  if (size > 0x7fffffff) {
+    throw new KafkaEncodeError("INVALID_LENGTH", `${def.name} would take ${size} bytes, more than 2^31-1`, -1);
+  }
+  return size;
+}
+
 /**
  * Builds the public codec from a generated definition.
  * @internal
@@ -128,8 +144,9 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     flexibleVersions: def.flexibleVersions,
     encode(message, version) {
       checkVersion(untyped, version, false);
+      checkMessage(untyped, message);
       const lens: number[] = [];
-      const size = def.size(message, version, lens);
+      const size = checkSize(untyped, def.size(message, version, lens));
       const w = new Writer(new Uint8Array(size), 0, lens);
       def.write(w, message, version);
       return w.buf;
@@ -142,8 +159,9 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       if (!Number.isInteger(offset) || offset < 0 || offset > target.length) {
         throw new KafkaEncodeError("BUFFER_TOO_SMALL", `offset ${offset} is outside the target of ${target.length} bytes`, offset);
       }
+      checkMessage(untyped, message);
       const lens: number[] = [];
-      const size = def.size(message, version, lens);
+      const size = checkSize(untyped, def.size(message, version, lens));
       if (target.length - offset < size) {
         throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes, target has ${target.length - offset} after offset ${offset}`, offset);
       }
@@ -153,7 +171,8 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     },
     size(message, version) {
       checkVersion(untyped, version, false);
-      return def.size(message, version, []);
+      checkMessage(untyped, message);
+      return checkSize(untyped, def.size(message, version, []));
     },
     decode(bytes, version, options) {
       checkVersion(untyped, version, true);
@@ -185,6 +204,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     },
     toJson(message, version) {
       checkVersion(untyped, version, false);
+      checkMessage(untyped, message);
       return def.toJson(message, version);
     },
     fromJson(json, version) {

@@ -123,11 +123,14 @@ export function sizeNullableBytes(b: Uint8Array | null): number {
   return b === null ? 4 : sizeBytes(b);
 }
 
-/** Checks an array field's value; returns its length. */
+/** Checks an array field's value; returns its length (at most 2^31-1, Kafka's int32 array count). */
 export function arrayLength(a: readonly unknown[]): number {
   if (!Array.isArray(a)) {
     if (a == null) throw nullNotAllowed();
     throw new KafkaEncodeError("INVALID_VALUE", `expected an array, got ${describe(a)}`, -1);
+  }
+  if (a.length > 0x7fffffff) {
+    throw new KafkaEncodeError("INVALID_LENGTH", `array of ${a.length} elements is longer than 2^31-1`, -1);
   }
   return a.length;
 }
@@ -291,6 +294,7 @@ export class Writer {
 
   /** 16 bytes from Kafka's 22-character uuid string. */
   uuid(v: string): void {
+    if (v == null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
     const bytes = uuidFromString(v);
     if (bytes === null) {
       throw new KafkaEncodeError("INVALID_UUID", `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`, this.pos);
