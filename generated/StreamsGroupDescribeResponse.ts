@@ -699,10 +699,14 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     const $groupId = r.compactString();
     f = "groupState";
     const $groupState = r.compactString();
-    f = "groupEpoch";
-    const $groupEpoch = r.int32();
-    f = "assignmentEpoch";
-    const $assignmentEpoch = r.int32();
+    if (r.remaining() < 8) {
+      f = "groupEpoch";
+      r.skip(4);
+      f = "assignmentEpoch";
+      r.skip(4);
+    }
+    const $groupEpoch = r.int32Unchecked();
+    const $assignmentEpoch = r.int32Unchecked();
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
@@ -1673,10 +1677,14 @@ function Member$read(r: Reader, version: number): Member {
     let $taskEndOffsets: TaskOffset[];
     f = "memberId";
     const $memberId = r.compactString();
-    f = "memberEpoch";
-    const $memberEpoch = r.int32();
-    f = "currentAssignmentEpoch";
-    const $currentAssignmentEpoch = r.int32();
+    if (r.remaining() < 8) {
+      f = "memberEpoch";
+      r.skip(4);
+      f = "currentAssignmentEpoch";
+      r.skip(4);
+    }
+    const $memberEpoch = r.int32Unchecked();
+    const $currentAssignmentEpoch = r.int32Unchecked();
     f = "instanceId";
     const $instanceId = r.compactNullableString();
     f = "rackId";
@@ -2285,10 +2293,14 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
   try {
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
-    f = "partition";
-    const $partition = r.int32();
-    f = "offset";
-    const $offset = r.int64();
+    if (r.remaining() < 12) {
+      f = "partition";
+      r.skip(4);
+      f = "offset";
+      r.skip(8);
+    }
+    const $partition = r.int32Unchecked();
+    const $offset = r.int64Unchecked();
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -2715,10 +2727,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
     {
       const a = v.partitions;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.int32(a[i]!);
-      }
-      i = -1;
+      w.int32Array(a);
     }
     const unknown = v._unknownTaggedFields;
     const tagged = unknown === undefined ? 0 : unknown.length;
@@ -3041,10 +3050,14 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     let $topicConfigs: KeyValue[];
     f = "name";
     const $name = r.compactString();
-    f = "partitions";
-    const $partitions = r.int32();
-    f = "replicationFactor";
-    const $replicationFactor = r.int16();
+    if (r.remaining() < 6) {
+      f = "partitions";
+      r.skip(4);
+      f = "replicationFactor";
+      r.skip(2);
+    }
+    const $partitions = r.int32Unchecked();
+    const $replicationFactor = r.int16Unchecked();
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);

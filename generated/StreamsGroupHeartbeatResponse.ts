@@ -424,24 +424,35 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
     let $standbyTasks: TaskIds[] | null;
     let $warmupTasks: TaskIds[] | null;
     let $partitionsByUserEndpoint: EndpointToPartitions[] | null;
-    f = "throttleTimeMs";
-    const $throttleTimeMs = r.int32();
-    f = "errorCode";
-    const $errorCode = r.int16();
+    if (r.remaining() < 6) {
+      f = "throttleTimeMs";
+      r.skip(4);
+      f = "errorCode";
+      r.skip(2);
+    }
+    const $throttleTimeMs = r.int32Unchecked();
+    const $errorCode = r.int16Unchecked();
     f = "errorMessage";
     const $errorMessage = r.compactNullableString();
     f = "memberId";
     const $memberId = r.compactString();
-    f = "memberEpoch";
-    const $memberEpoch = r.int32();
-    f = "currentAssignmentEpoch";
-    const $currentAssignmentEpoch = r.int32();
-    f = "heartbeatIntervalMs";
-    const $heartbeatIntervalMs = r.int32();
-    f = "acceptableRecoveryLag";
-    const $acceptableRecoveryLag = r.int32();
-    f = "taskOffsetIntervalMs";
-    const $taskOffsetIntervalMs = r.int32();
+    if (r.remaining() < 20) {
+      f = "memberEpoch";
+      r.skip(4);
+      f = "currentAssignmentEpoch";
+      r.skip(4);
+      f = "heartbeatIntervalMs";
+      r.skip(4);
+      f = "acceptableRecoveryLag";
+      r.skip(4);
+      f = "taskOffsetIntervalMs";
+      r.skip(4);
+    }
+    const $memberEpoch = r.int32Unchecked();
+    const $currentAssignmentEpoch = r.int32Unchecked();
+    const $heartbeatIntervalMs = r.int32Unchecked();
+    const $acceptableRecoveryLag = r.int32Unchecked();
+    const $taskOffsetIntervalMs = r.int32Unchecked();
     f = "status";
     {
       const n = r.compactNullableArrayLength(3);
@@ -1347,10 +1358,7 @@ function TopicPartition$write(w: Writer, v: TopicPartition, version: number): vo
     {
       const a = v.partitions;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.int32(a[i]!);
-      }
-      i = -1;
+      w.int32Array(a);
     }
     const unknown = v._unknownTaggedFields;
     const tagged = unknown === undefined ? 0 : unknown.length;
@@ -1512,10 +1520,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
     {
       const a = v.partitions;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.int32(a[i]!);
-      }
-      i = -1;
+      w.int32Array(a);
     }
     const unknown = v._unknownTaggedFields;
     const tagged = unknown === undefined ? 0 : unknown.length;

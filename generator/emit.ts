@@ -16,6 +16,7 @@ import {
   type FieldSpec,
   type FieldType,
   type MessageSpec,
+  type PrimitiveFieldType,
   type PrimitiveTypeName,
   type StructSpec,
   type VersionRange,
@@ -34,6 +35,9 @@ export interface EmitOptions {
 
 /** Reader methods that read a whole array of a fixed-size type after one length check. */
 const BULK_READ: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array", int64: "int64Array" };
+
+/** Writer methods that write a whole array of a fixed-size type in one loop. */
+const BULK_WRITE: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array" };
 
 const INT_RANGE: Partial<Record<PrimitiveTypeName, [number, number]>> = {
   int8: [-128, 127],
@@ -384,8 +388,13 @@ class MessageEmitter {
       }
       return;
     }
+    const bulk = type.element.kind === "primitive" ? BULK_WRITE[type.element.name] : undefined;
     const emitArray = (a: string) => {
       code.line(flexible ? `w.uvarint(${a}.length + 1);` : `w.int32(${a}.length);`);
+      if (bulk !== undefined) {
+        code.line(`w.${bulk}(${a});`);
+        return;
+      }
       code.block(`for (i = 0; i < ${a}.length; i++)`, () => this.emitWriteOf(code, type.element, `${a}[i]!`, ctx, flexible, false));
       code.line("i = -1;");
     };
@@ -675,10 +684,43 @@ class MessageEmitter {
     // read
     const read = new Code();
     const reads: (() => void)[] = [];
+    const isAlways = (field: FieldSpec) => field.tag === null && condition(regularRange(field), ctx).kind === "always";
+    const isAbsent = (field: FieldSpec) => condition(regularRange(field), ctx).kind === "never";
+    // Runs of fixed-size fields read in every version share one bounds check ("hoisted").
+    const runStart = new Map<FieldSpec, FieldSpec[]>();
+    const inRun = new Set<FieldSpec>();
+    for (let k = 0; k < struct.fields.length; ) {
+      const run: FieldSpec[] = [];
+      let m = k;
+      for (; m < struct.fields.length; m++) {
+        const field = struct.fields[m]!;
+        if (isAbsent(field)) continue; // takes no bytes in these versions
+        if (!isAlways(field) || !isFixedSize(field.type)) break;
+        run.push(field);
+      }
+      if (run.length >= 2) {
+        runStart.set(run[0]!, run);
+        for (const field of run) inRun.add(field);
+      }
+      k = Math.max(m, k + 1);
+    }
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
-      const always = field.tag === null && condition(regularRange(field), ctx).kind === "always";
-      if (always) {
+      const always = isAlways(field);
+      if (inRun.has(field)) {
+        const run = runStart.get(field);
+        reads.push(() => {
+          if (run !== undefined) {
+            const size = (f: FieldSpec) => FIXED_SIZE[(f.type as PrimitiveFieldType).name]!;
+            const bytes = run.reduce((total, f) => total + size(f), 0);
+            // Truncated inside the run: step through it to name the field the input cuts.
+            read.block(`if (r.remaining() < ${bytes})`, () => {
+              for (const f of run) read.line(`f = ${JSON.stringify(f.propertyName)}; r.skip(${size(f)});`);
+            });
+          }
+          read.line(`const ${local} = r.${(field.type as PrimitiveFieldType).name}Unchecked();`);
+        });
+      } else if (always) {
         const body = new Code();
         this.emitRead(body, field, local, ctx);
         const text = body.toString();
@@ -691,13 +733,32 @@ class MessageEmitter {
           else for (const l of text.split("\n")) read.line(l);
         });
       } else {
-        read.line(`let ${local}: ${tsFieldType(field)} = ${literal(field.default, field)};`);
-        reads.push(() =>
-          read.ifVersion(regularRange(field), ctx, (c) => {
-            read.line(`f = ${JSON.stringify(field.propertyName)};`);
-            this.emitRead(read, field, local, c);
-          }),
-        );
+        read.line(`let ${local}: ${tsFieldType(field)};`);
+        if (field.tag !== null) {
+          // Tagged fields start at their default; the tagged section below may replace it.
+          reads.push(() => read.line(`${local} = ${literal(field.default, field)};`));
+          if (regularRange(field) !== null) {
+            reads.push(() =>
+              read.ifVersion(regularRange(field), ctx, (c) => {
+                read.line(`f = ${JSON.stringify(field.propertyName)};`);
+                this.emitRead(read, field, local, c);
+              }),
+            );
+          }
+        } else {
+          // The default is built only in versions that lack the field.
+          reads.push(() =>
+            read.ifVersion(
+              regularRange(field),
+              ctx,
+              (c) => {
+                read.line(`f = ${JSON.stringify(field.propertyName)};`);
+                this.emitRead(read, field, local, c);
+              },
+              () => read.line(`${local} = ${literal(field.default, field)};`),
+            ),
+          );
+        }
       }
     }
     for (const emit of reads) emit();

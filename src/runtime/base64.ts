@@ -75,15 +75,84 @@ export function base64ToBytes(text: string): Uint8Array | null {
   return decode(text, STD_REV, true);
 }
 
+const URL_CODES = /*@__PURE__*/ Array.from(URL, (c) => c.charCodeAt(0));
+/** Reused for every uuid string: 22 character codes, one fromCharCode call, no allocation. */
+const UUID_CODES: number[] = /*@__PURE__*/ new Array<number>(22).fill(0);
+
+/**
+ * The last uuid converted, both ways. Requests by topic name carry the zero uuid again and again,
+ * and responses repeat a topic's id for each of its entries: a 16-byte compare or a string compare
+ * is cheaper than converting.
+ */
+let lastText = "AAAAAAAAAAAAAAAAAAAAAA";
+const lastBytes = /*@__PURE__*/ new Uint8Array(16);
+
 /** Kafka's `Uuid.toString()` of 16 bytes at `offset`: URL-safe base64 without padding, 22 characters. */
 export function uuidToString(buf: Uint8Array, offset: number): string {
-  return encode(buf.subarray(offset, offset + 16), URL, false);
+  let same = true;
+  for (let i = 0; i < 16; i++) {
+    if (buf[offset + i] !== lastBytes[i]) {
+      same = false;
+      break;
+    }
+  }
+  if (same) return lastText;
+  const codes = UUID_CODES;
+  let o = 0;
+  for (let i = offset; i < offset + 15; i += 3) {
+    const v = (buf[i]! << 16) | (buf[i + 1]! << 8) | buf[i + 2]!;
+    codes[o++] = URL_CODES[v >> 18]!;
+    codes[o++] = URL_CODES[(v >> 12) & 63]!;
+    codes[o++] = URL_CODES[(v >> 6) & 63]!;
+    codes[o++] = URL_CODES[v & 63]!;
+  }
+  const last = buf[offset + 15]!;
+  codes[20] = URL_CODES[last >> 2]!;
+  codes[21] = URL_CODES[(last & 3) << 4]!;
+  const text = String.fromCharCode.apply(null, codes);
+  for (let i = 0; i < 16; i++) lastBytes[i] = buf[offset + i]!;
+  lastText = text;
+  return text;
+}
+
+/**
+ * Writes the 16 bytes of a uuid in Kafka's string form at `offset` (no allocation); false, with
+ * nothing written, when `text` is not exactly that form (22 URL-safe base64 characters whose last
+ * one carries only two bits).
+ */
+export function writeUuid(buf: Uint8Array, offset: number, text: string): boolean {
+  if (text !== lastText) {
+    if (typeof text !== "string" || text.length !== 22) return false;
+    const rev = URL_REV;
+    // Validate everything before anything is written.
+    for (let i = 0; i < 22; i++) {
+      const c = text.charCodeAt(i);
+      if (c >= 128 || rev[c]! < 0) return false;
+    }
+    const last = rev[text.charCodeAt(21)]!;
+    if ((last & 15) !== 0) return false;
+    let o = 0;
+    for (let i = 0; i < 20; i += 4) {
+      const v =
+        (rev[text.charCodeAt(i)]! << 18) |
+        (rev[text.charCodeAt(i + 1)]! << 12) |
+        (rev[text.charCodeAt(i + 2)]! << 6) |
+        rev[text.charCodeAt(i + 3)]!;
+      lastBytes[o++] = v >> 16;
+      lastBytes[o++] = v >> 8;
+      lastBytes[o++] = v;
+    }
+    lastBytes[15] = (rev[text.charCodeAt(20)]! << 2) | (last >> 4);
+    lastText = text;
+  }
+  for (let i = 0; i < 16; i++) buf[offset + i] = lastBytes[i]!;
+  return true;
 }
 
 /** The 16 bytes of a uuid in Kafka's string form; null when it is not exactly that form. */
 export function uuidFromString(text: string): Uint8Array | null {
-  if (typeof text !== "string" || text.length !== 22) return null;
-  return decode(text, URL_REV, false);
+  const out = new Uint8Array(16);
+  return writeUuid(out, 0, text) ? out : null;
 }
 
 /** Kafka's zero uuid, `Uuid.ZERO_UUID`. */

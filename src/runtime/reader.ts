@@ -71,6 +71,12 @@ export class Reader {
     }
   }
 
+  /** Skips `n` bytes, failing like a read when they are not there. */
+  skip(n: number): void {
+    this.need(n);
+    this.pos += n;
+  }
+
   /** An int8: 1 byte, -128..127. */
   int8(): number {
     this.need(1);
@@ -132,6 +138,72 @@ export class Reader {
     }
     this.pos++;
     return b !== 0;
+  }
+
+  // Reads whose bounds a preceding need() already checked, for runs of fixed-size fields
+  // (the generated code checks once per run instead of once per field).
+
+  /** int8 without a bounds check: call only after need() covered it. */
+  int8Unchecked(): number {
+    return (this.buf[this.pos++]! << 24) >> 24;
+  }
+
+  /** int16 without a bounds check: call only after need() covered it. */
+  int16Unchecked(): number {
+    const p = this.pos;
+    this.pos = p + 2;
+    return (((this.buf[p]! << 8) | this.buf[p + 1]!) << 16) >> 16;
+  }
+
+  /** uint16 without a bounds check: call only after need() covered it. */
+  uint16Unchecked(): number {
+    const p = this.pos;
+    this.pos = p + 2;
+    return (this.buf[p]! << 8) | this.buf[p + 1]!;
+  }
+
+  /** int32 without a bounds check: call only after need() covered it. */
+  int32Unchecked(): number {
+    const p = this.pos;
+    const b = this.buf;
+    this.pos = p + 4;
+    return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+  }
+
+  /** uint32 without a bounds check: call only after need() covered it. */
+  uint32Unchecked(): number {
+    return this.int32Unchecked() >>> 0;
+  }
+
+  /** int64 without a bounds check: call only after need() covered it. */
+  int64Unchecked(): bigint {
+    const v = this.view().getBigInt64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  /** float64 without a bounds check: call only after need() covered it. */
+  float64Unchecked(): number {
+    const v = this.view().getFloat64(this.pos);
+    this.pos += 8;
+    return v;
+  }
+
+  /** bool without a bounds check (strictBool still applies): call only after need() covered it. */
+  boolUnchecked(): boolean {
+    const b = this.buf[this.pos]!;
+    if (this.strictBool && b > 1) {
+      throw new KafkaDecodeError("INVALID_VALUE", `bool byte is ${b}, expected 0 or 1`, this.pos);
+    }
+    this.pos++;
+    return b !== 0;
+  }
+
+  /** uuid without a bounds check: call only after need() covered it. */
+  uuidUnchecked(): string {
+    const s = uuidToString(this.buf, this.pos);
+    this.pos += 16;
+    return s;
   }
 
   /** Unsigned varint of 0..2^32-1: at most 5 bytes (KIP-482). */

@@ -11,7 +11,7 @@
  */
 
 import { KafkaEncodeError } from "./errors.js";
-import { uuidFromString } from "./base64.js";
+import { writeUuid } from "./base64.js";
 import { utf8Length, writeUtf8 } from "./utf8.js";
 
 /** Kafka's limit on a string's UTF-8 length in every version (the classic int16 length prefix). */
@@ -270,6 +270,44 @@ export class Writer {
     this.buf[this.pos++] = v ? 1 : 0;
   }
 
+  /**
+   * The elements of an int32 array (its length prefix is written by the caller), each
+   * range-checked; one tight loop instead of a call per element.
+   * @throws KafkaEncodeError `INT_OUT_OF_RANGE` / `INVALID_VALUE` at path `[i]`.
+   */
+  int32Array(a: readonly number[]): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < a.length; i++, p += 4) {
+      const v = a[i]!;
+      if ((v | 0) !== v) {
+        this.pos = p;
+        throw rangeError("int32", v, p).prependPath(`[${i}]`);
+      }
+      buf[p] = v >> 24;
+      buf[p + 1] = v >> 16;
+      buf[p + 2] = v >> 8;
+      buf[p + 3] = v;
+    }
+    this.pos = p;
+  }
+
+  /** The elements of an int16 array, each range-checked. @throws as {@link int32Array}. */
+  int16Array(a: readonly number[]): void {
+    const buf = this.buf;
+    let p = this.pos;
+    for (let i = 0; i < a.length; i++, p += 2) {
+      const v = a[i]!;
+      if ((v << 16) >> 16 !== v) {
+        this.pos = p;
+        throw rangeError("int16", v, p).prependPath(`[${i}]`);
+      }
+      buf[p] = v >> 8;
+      buf[p + 1] = v;
+    }
+    this.pos = p;
+  }
+
   /** Unsigned varint of 0..2^32-1 (KIP-482). */
   uvarint(v: number): void {
     let p = this.pos;
@@ -295,11 +333,9 @@ export class Writer {
   /** 16 bytes from Kafka's 22-character uuid string. */
   uuid(v: string): void {
     if (v == null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
-    const bytes = uuidFromString(v);
-    if (bytes === null) {
+    if (!writeUuid(this.buf, this.pos, v)) {
       throw new KafkaEncodeError("INVALID_UUID", `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`, this.pos);
     }
-    this.buf.set(bytes, this.pos);
     this.pos += 16;
   }
 
