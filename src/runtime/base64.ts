@@ -124,25 +124,31 @@ export function writeUuid(buf: Uint8Array, offset: number, text: string): boolea
   if (text !== lastText) {
     if (typeof text !== "string" || text.length !== 22) return false;
     const rev = URL_REV;
-    // Validate everything before anything is written.
-    for (let i = 0; i < 22; i++) {
-      const c = text.charCodeAt(i);
-      if (c >= 128 || rev[c]! < 0) return false;
-    }
-    const last = rev[text.charCodeAt(21)]!;
-    if ((last & 15) !== 0) return false;
+    // One pass: valid sextets are 0..63, a character outside the alphabet maps to -1 and a
+    // non-ASCII one keeps bits above 0x7f, so OR-ing them all leaves bits above 63 for any error.
+    let bad = 0;
     let o = 0;
     for (let i = 0; i < 20; i += 4) {
-      const v =
-        (rev[text.charCodeAt(i)]! << 18) |
-        (rev[text.charCodeAt(i + 1)]! << 12) |
-        (rev[text.charCodeAt(i + 2)]! << 6) |
-        rev[text.charCodeAt(i + 3)]!;
+      const a = rev[text.charCodeAt(i) & 0x7f]!;
+      const b = rev[text.charCodeAt(i + 1) & 0x7f]!;
+      const c = rev[text.charCodeAt(i + 2) & 0x7f]!;
+      const d = rev[text.charCodeAt(i + 3) & 0x7f]!;
+      bad |= a | b | c | d | ((text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) & ~0x7f);
+      const v = (a << 18) | (b << 12) | (c << 6) | d;
       lastBytes[o++] = v >> 16;
       lastBytes[o++] = v >> 8;
       lastBytes[o++] = v;
     }
-    lastBytes[15] = (rev[text.charCodeAt(20)]! << 2) | (last >> 4);
+    const y = rev[text.charCodeAt(20) & 0x7f]!;
+    const z = rev[text.charCodeAt(21) & 0x7f]!;
+    bad |= y | z | ((text.charCodeAt(20) | text.charCodeAt(21)) & ~0x7f);
+    lastBytes[15] = (y << 2) | (z >> 4);
+    // The last character carries two bits: its low four must be zero (canonical form).
+    if ((bad & ~63) !== 0 || (z & 15) !== 0) {
+      // lastBytes no longer holds lastText's bytes.
+      lastText = "";
+      return false;
+    }
     lastText = text;
   }
   for (let i = 0; i < 16; i++) buf[offset + i] = lastBytes[i]!;

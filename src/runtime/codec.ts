@@ -6,6 +6,7 @@
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 import { parseJson } from "./json.js";
 import { Reader, type DecodeOptions } from "./reader.js";
+import { allocate } from "./pool.js";
 import { Writer } from "./writer.js";
 
 /** Message types of Kafka's schemas (the `"type"` key). */
@@ -147,9 +148,10 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       checkMessage(untyped, message);
       const lens: number[] = [];
       const size = checkSize(untyped, def.size(message, version, lens));
-      const w = new Writer(new Uint8Array(size), 0, lens);
+      const out = allocate(size);
+      const w = new Writer(out, 0, lens);
       def.write(w, message, version);
-      return w.buf;
+      return out;
     },
     encodeInto(message, version, target, offset = 0) {
       checkVersion(untyped, version, false);
