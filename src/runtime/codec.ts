@@ -46,7 +46,9 @@ export interface MessageCodec<T> {
   readonly flexibleVersions: VersionRange | null;
   /**
    * Encodes the message body (no size prefix, no header) into a new Uint8Array of exactly
-   * `size(message, version)` bytes.
+   * `size(message, version)` bytes. Results of 65..4096 bytes are views into a shared 64 KiB
+   * slab (as Node's pooled Buffers are): they never overlap, but `result.buffer` is larger than
+   * the result, so do not transfer or detach it; use {@link encodeInto} for a buffer of your own.
    * @throws KafkaEncodeError with the field path when a value is out of range, null where not
    *   nullable, too long, or set to a non-default value in a field the version lacks.
    */
