@@ -6,6 +6,7 @@
 
 import type { MessageCodec } from "./codec.js";
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
+import { allocate } from "./pool.js";
 import type { DecodeOptions } from "./reader.js";
 
 /** The request header fields a caller supplies (RequestHeader schema, Kafka's `RequestHeaderData`). */
@@ -156,8 +157,11 @@ export interface ProtocolDefinition {
 function sizePrefixed(parts: readonly [MessageCodec<unknown>, unknown, number][]): Uint8Array {
   let size = 0;
   for (const [codec, value, version] of parts) size += codec.size(value, version);
-  const frame = new Uint8Array(4 + size);
-  new DataView(frame.buffer).setInt32(0, size);
+  const frame = allocate(4 + size);
+  frame[0] = size >>> 24;
+  frame[1] = size >>> 16;
+  frame[2] = size >>> 8;
+  frame[3] = size;
   let offset = 4;
   for (const [codec, value, version] of parts) offset = codec.encodeInto(value, version, frame, offset);
   return frame;
