@@ -59,6 +59,13 @@ export interface MessageCodec<T> {
    *   written then), or as {@link encode}.
    */
   encodeInto(message: T, version: number, target: Uint8Array, offset?: number): number;
+  /**
+   * Measures the message once and returns its size with a writer for it: for callers that put
+   * several parts into one buffer (a frame's size prefix, header and body) without measuring twice.
+   * The plan is valid while the message is unchanged.
+   * @throws KafkaEncodeError as {@link encode}.
+   */
+  plan(message: T, version: number): EncodePlan;
   /** The exact encoded size in bytes. @throws KafkaEncodeError as {@link encode}. */
   size(message: T, version: number): number;
   /**
@@ -87,6 +94,18 @@ export interface MessageCodec<T> {
    * @throws KafkaDecodeError `INVALID_JSON` with the field path.
    */
   fromJson(json: string | object, version: number): T;
+}
+
+/** A measured message, ready to be written (see {@link MessageCodec.plan}). */
+export interface EncodePlan {
+  /** The encoded size in bytes. */
+  readonly size: number;
+  /**
+   * Writes the message at `offset`; returns the offset after the last byte.
+   * @throws KafkaEncodeError `BUFFER_TOO_SMALL` when `size` bytes do not fit there, or when a
+   *   value is out of range (checked while writing).
+   */
+  writeTo(target: Uint8Array, offset: number): number;
 }
 
 /**
@@ -172,6 +191,23 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       const w = new Writer(target, offset, lens);
       def.write(w, message, version);
       return w.pos;
+    },
+    plan(message, version) {
+      checkVersion(untyped, version, false);
+      checkMessage(untyped, message);
+      const lens: number[] = [];
+      const size = checkSize(untyped, def.size(message, version, lens));
+      return {
+        size,
+        writeTo(target, offset) {
+          if (!(target instanceof Uint8Array) || !Number.isInteger(offset) || offset < 0 || target.length - offset < size) {
+            throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes at offset ${offset}`, offset);
+          }
+          const w = new Writer(target, offset, lens);
+          def.write(w, message, version);
+          return w.pos;
+        },
+      };
     },
     size(message, version) {
       checkVersion(untyped, version, false);

@@ -4,7 +4,7 @@
  * flexible versions, with Kafka's two exceptions kept in {@link HEADER_VERSION_EXCEPTIONS}.
  */
 
-import type { MessageCodec } from "./codec.js";
+import type { EncodePlan, MessageCodec } from "./codec.js";
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 import { allocate } from "./pool.js";
 import type { DecodeOptions } from "./reader.js";
@@ -154,16 +154,14 @@ export interface ProtocolDefinition {
   readonly messages: readonly MessageCodec<unknown>[];
 }
 
-function sizePrefixed(parts: readonly [MessageCodec<unknown>, unknown, number][]): Uint8Array {
-  let size = 0;
-  for (const [codec, value, version] of parts) size += codec.size(value, version);
+function sizePrefixed(header: EncodePlan, body: EncodePlan): Uint8Array {
+  const size = header.size + body.size;
   const frame = allocate(4 + size);
   frame[0] = size >>> 24;
   frame[1] = size >>> 16;
   frame[2] = size >>> 8;
   frame[3] = size;
-  let offset = 4;
-  for (const [codec, value, version] of parts) offset = codec.encodeInto(value, version, frame, offset);
+  body.writeTo(frame, header.writeTo(frame, 4));
   return frame;
 }
 
@@ -232,12 +230,9 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
         correlationId: init.correlationId,
         clientId: init.clientId ?? null,
       };
-      // Check the body's version first, so the error names the API rather than the header.
-      request.size(body, init.apiVersion);
-      return sizePrefixed([
-        [requestHeader, header, headerVersion],
-        [request, body, init.apiVersion],
-      ]);
+      // Measure the body first, so that its errors come before the header's.
+      const bodyPlan = request.plan(body, init.apiVersion);
+      return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
     },
     decodeRequestFrame(frame, options) {
       checkFrame(frame);
@@ -257,11 +252,8 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     encodeResponseFrame(init, body) {
       const { response } = api(init.apiKey);
       const headerVersion = responseHeaderVersion(response, init.apiVersion);
-      response.size(body, init.apiVersion);
-      return sizePrefixed([
-        [responseHeader, { correlationId: init.correlationId }, headerVersion],
-        [response, body, init.apiVersion],
-      ]);
+      const bodyPlan = response.plan(body, init.apiVersion);
+      return sizePrefixed(responseHeader.plan({ correlationId: init.correlationId }, headerVersion), bodyPlan);
     },
     decodeResponseFrame: decodeResponse,
     decodeApiVersionsResponseFrame(frame, requestedVersion, options) {
