@@ -129,19 +129,25 @@ export function writeUuid(buf: Uint8Array, offset: number, text: string): boolea
     let bad = 0;
     let o = 0;
     for (let i = 0; i < 20; i += 4) {
-      const a = rev[text.charCodeAt(i) & 0x7f]!;
-      const b = rev[text.charCodeAt(i + 1) & 0x7f]!;
-      const c = rev[text.charCodeAt(i + 2) & 0x7f]!;
-      const d = rev[text.charCodeAt(i + 3) & 0x7f]!;
-      bad |= a | b | c | d | ((text.charCodeAt(i) | text.charCodeAt(i + 1) | text.charCodeAt(i + 2) | text.charCodeAt(i + 3)) & ~0x7f);
+      const c0 = text.charCodeAt(i);
+      const c1 = text.charCodeAt(i + 1);
+      const c2 = text.charCodeAt(i + 2);
+      const c3 = text.charCodeAt(i + 3);
+      const a = rev[c0 & 0x7f]!;
+      const b = rev[c1 & 0x7f]!;
+      const c = rev[c2 & 0x7f]!;
+      const d = rev[c3 & 0x7f]!;
+      bad |= a | b | c | d | ((c0 | c1 | c2 | c3) & ~0x7f);
       const v = (a << 18) | (b << 12) | (c << 6) | d;
       lastBytes[o++] = v >> 16;
       lastBytes[o++] = v >> 8;
       lastBytes[o++] = v;
     }
-    const y = rev[text.charCodeAt(20) & 0x7f]!;
-    const z = rev[text.charCodeAt(21) & 0x7f]!;
-    bad |= y | z | ((text.charCodeAt(20) | text.charCodeAt(21)) & ~0x7f);
+    const c20 = text.charCodeAt(20);
+    const c21 = text.charCodeAt(21);
+    const y = rev[c20 & 0x7f]!;
+    const z = rev[c21 & 0x7f]!;
+    bad |= y | z | ((c20 | c21) & ~0x7f);
     lastBytes[15] = (y << 2) | (z >> 4);
     // The last character carries two bits: its low four must be zero (canonical form).
     if ((bad & ~63) !== 0 || (z & 15) !== 0) {
