@@ -487,11 +487,9 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
     f = "groups";
     {
       const n = r.compactArrayLength(20);
-      const a: DescribedGroup[] = [];
+      const a = new Array<DescribedGroup>(n);
       for (i = 0; i < n; i++) {
-        let e: DescribedGroup;
-        e = DescribedGroup$read(r, version);
-        a.push(e);
+        a[i] = DescribedGroup$read(r, version);
       }
       i = -1;
       $groups = a;
@@ -712,11 +710,9 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     f = "members";
     {
       const n = r.compactArrayLength(32);
-      const a: Member[] = [];
+      const a = new Array<Member>(n);
       for (i = 0; i < n; i++) {
-        let e: Member;
-        e = Member$read(r, version);
-        a.push(e);
+        a[i] = Member$read(r, version);
       }
       i = -1;
       $members = a;
@@ -1020,11 +1016,9 @@ function Topology$read(r: Reader, version: number): Topology {
       if (n < 0) {
         $subtopologies = null;
       } else {
-        const a: Subtopology[] = [];
+        const a = new Array<Subtopology>(n);
         for (i = 0; i < n; i++) {
-          let e: Subtopology;
-          e = Subtopology$read(r, version);
-          a.push(e);
+          a[i] = Subtopology$read(r, version);
         }
         i = -1;
         $subtopologies = a;
@@ -1266,11 +1260,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(1);
-      const a: string[] = [];
+      const a = new Array<string>(n);
       for (i = 0; i < n; i++) {
-        let e: string;
-        e = r.compactString();
-        a.push(e);
+        a[i] = r.compactString();
       }
       i = -1;
       $sourceTopics = a;
@@ -1278,11 +1270,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "repartitionSinkTopics";
     {
       const n = r.compactArrayLength(1);
-      const a: string[] = [];
+      const a = new Array<string>(n);
       for (i = 0; i < n; i++) {
-        let e: string;
-        e = r.compactString();
-        a.push(e);
+        a[i] = r.compactString();
       }
       i = -1;
       $repartitionSinkTopics = a;
@@ -1290,11 +1280,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "stateChangelogTopics";
     {
       const n = r.compactArrayLength(9);
-      const a: TopicInfo[] = [];
+      const a = new Array<TopicInfo>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicInfo;
-        e = TopicInfo$read(r, version);
-        a.push(e);
+        a[i] = TopicInfo$read(r, version);
       }
       i = -1;
       $stateChangelogTopics = a;
@@ -1302,11 +1290,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "repartitionSourceTopics";
     {
       const n = r.compactArrayLength(9);
-      const a: TopicInfo[] = [];
+      const a = new Array<TopicInfo>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicInfo;
-        e = TopicInfo$read(r, version);
-        a.push(e);
+        a[i] = TopicInfo$read(r, version);
       }
       i = -1;
       $repartitionSourceTopics = a;
@@ -1702,11 +1688,9 @@ function Member$read(r: Reader, version: number): Member {
     f = "clientTags";
     {
       const n = r.compactArrayLength(3);
-      const a: KeyValue[] = [];
+      const a = new Array<KeyValue>(n);
       for (i = 0; i < n; i++) {
-        let e: KeyValue;
-        e = KeyValue$read(r, version);
-        a.push(e);
+        a[i] = KeyValue$read(r, version);
       }
       i = -1;
       $clientTags = a;
@@ -1714,11 +1698,9 @@ function Member$read(r: Reader, version: number): Member {
     f = "taskOffsets";
     {
       const n = r.compactArrayLength(14);
-      const a: TaskOffset[] = [];
+      const a = new Array<TaskOffset>(n);
       for (i = 0; i < n; i++) {
-        let e: TaskOffset;
-        e = TaskOffset$read(r, version);
-        a.push(e);
+        a[i] = TaskOffset$read(r, version);
       }
       i = -1;
       $taskOffsets = a;
@@ -1726,11 +1708,9 @@ function Member$read(r: Reader, version: number): Member {
     f = "taskEndOffsets";
     {
       const n = r.compactArrayLength(14);
-      const a: TaskOffset[] = [];
+      const a = new Array<TaskOffset>(n);
       for (i = 0; i < n; i++) {
-        let e: TaskOffset;
-        e = TaskOffset$read(r, version);
-        a.push(e);
+        a[i] = TaskOffset$read(r, version);
       }
       i = -1;
       $taskEndOffsets = a;
@@ -2501,11 +2481,9 @@ function Assignment$read(r: Reader, version: number): Assignment {
     f = "activeTasks";
     {
       const n = r.compactArrayLength(3);
-      const a: TaskIds[] = [];
+      const a = new Array<TaskIds>(n);
       for (i = 0; i < n; i++) {
-        let e: TaskIds;
-        e = TaskIds$read(r, version);
-        a.push(e);
+        a[i] = TaskIds$read(r, version);
       }
       i = -1;
       $activeTasks = a;
@@ -2513,11 +2491,9 @@ function Assignment$read(r: Reader, version: number): Assignment {
     f = "standbyTasks";
     {
       const n = r.compactArrayLength(3);
-      const a: TaskIds[] = [];
+      const a = new Array<TaskIds>(n);
       for (i = 0; i < n; i++) {
-        let e: TaskIds;
-        e = TaskIds$read(r, version);
-        a.push(e);
+        a[i] = TaskIds$read(r, version);
       }
       i = -1;
       $standbyTasks = a;
@@ -2525,11 +2501,9 @@ function Assignment$read(r: Reader, version: number): Assignment {
     f = "warmupTasks";
     {
       const n = r.compactArrayLength(3);
-      const a: TaskIds[] = [];
+      const a = new Array<TaskIds>(n);
       for (i = 0; i < n; i++) {
-        let e: TaskIds;
-        e = TaskIds$read(r, version);
-        a.push(e);
+        a[i] = TaskIds$read(r, version);
       }
       i = -1;
       $warmupTasks = a;
@@ -3061,11 +3035,9 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);
-      const a: KeyValue[] = [];
+      const a = new Array<KeyValue>(n);
       for (i = 0; i < n; i++) {
-        let e: KeyValue;
-        e = KeyValue$read(r, version);
-        a.push(e);
+        a[i] = KeyValue$read(r, version);
       }
       i = -1;
       $topicConfigs = a;

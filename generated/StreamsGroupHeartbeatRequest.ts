@@ -632,11 +632,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $activeTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $activeTasks = a;
@@ -648,11 +646,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $standbyTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $standbyTasks = a;
@@ -664,11 +660,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $warmupTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $warmupTasks = a;
@@ -684,11 +678,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $clientTags = null;
       } else {
-        const a: KeyValue[] = [];
+        const a = new Array<KeyValue>(n);
         for (i = 0; i < n; i++) {
-          let e: KeyValue;
-          e = KeyValue$read(r, version);
-          a.push(e);
+          a[i] = KeyValue$read(r, version);
         }
         i = -1;
         $clientTags = a;
@@ -700,11 +692,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $taskOffsets = null;
       } else {
-        const a: TaskOffset[] = [];
+        const a = new Array<TaskOffset>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskOffset;
-          e = TaskOffset$read(r, version);
-          a.push(e);
+          a[i] = TaskOffset$read(r, version);
         }
         i = -1;
         $taskOffsets = a;
@@ -716,11 +706,9 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       if (n < 0) {
         $taskEndOffsets = null;
       } else {
-        const a: TaskOffset[] = [];
+        const a = new Array<TaskOffset>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskOffset;
-          e = TaskOffset$read(r, version);
-          a.push(e);
+          a[i] = TaskOffset$read(r, version);
         }
         i = -1;
         $taskEndOffsets = a;
@@ -1297,11 +1285,9 @@ function Topology$read(r: Reader, version: number): Topology {
     f = "subtopologies";
     {
       const n = r.compactArrayLength(8);
-      const a: Subtopology[] = [];
+      const a = new Array<Subtopology>(n);
       for (i = 0; i < n; i++) {
-        let e: Subtopology;
-        e = Subtopology$read(r, version);
-        a.push(e);
+        a[i] = Subtopology$read(r, version);
       }
       i = -1;
       $subtopologies = a;
@@ -1575,11 +1561,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(1);
-      const a: string[] = [];
+      const a = new Array<string>(n);
       for (i = 0; i < n; i++) {
-        let e: string;
-        e = r.compactString();
-        a.push(e);
+        a[i] = r.compactString();
       }
       i = -1;
       $sourceTopics = a;
@@ -1587,11 +1571,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "sourceTopicRegex";
     {
       const n = r.compactArrayLength(1);
-      const a: string[] = [];
+      const a = new Array<string>(n);
       for (i = 0; i < n; i++) {
-        let e: string;
-        e = r.compactString();
-        a.push(e);
+        a[i] = r.compactString();
       }
       i = -1;
       $sourceTopicRegex = a;
@@ -1599,11 +1581,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "stateChangelogTopics";
     {
       const n = r.compactArrayLength(9);
-      const a: TopicInfo[] = [];
+      const a = new Array<TopicInfo>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicInfo;
-        e = TopicInfo$read(r, version);
-        a.push(e);
+        a[i] = TopicInfo$read(r, version);
       }
       i = -1;
       $stateChangelogTopics = a;
@@ -1611,11 +1591,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "repartitionSinkTopics";
     {
       const n = r.compactArrayLength(1);
-      const a: string[] = [];
+      const a = new Array<string>(n);
       for (i = 0; i < n; i++) {
-        let e: string;
-        e = r.compactString();
-        a.push(e);
+        a[i] = r.compactString();
       }
       i = -1;
       $repartitionSinkTopics = a;
@@ -1623,11 +1601,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "repartitionSourceTopics";
     {
       const n = r.compactArrayLength(9);
-      const a: TopicInfo[] = [];
+      const a = new Array<TopicInfo>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicInfo;
-        e = TopicInfo$read(r, version);
-        a.push(e);
+        a[i] = TopicInfo$read(r, version);
       }
       i = -1;
       $repartitionSourceTopics = a;
@@ -1635,11 +1611,9 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     f = "copartitionGroups";
     {
       const n = r.compactArrayLength(4);
-      const a: CopartitionGroup[] = [];
+      const a = new Array<CopartitionGroup>(n);
       for (i = 0; i < n; i++) {
-        let e: CopartitionGroup;
-        e = CopartitionGroup$read(r, version);
-        a.push(e);
+        a[i] = CopartitionGroup$read(r, version);
       }
       i = -1;
       $copartitionGroups = a;
@@ -2378,11 +2352,9 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);
-      const a: KeyValue[] = [];
+      const a = new Array<KeyValue>(n);
       for (i = 0; i < n; i++) {
-        let e: KeyValue;
-        e = KeyValue$read(r, version);
-        a.push(e);
+        a[i] = KeyValue$read(r, version);
       }
       i = -1;
       $topicConfigs = a;

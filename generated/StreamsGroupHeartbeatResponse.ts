@@ -459,11 +459,9 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       if (n < 0) {
         $status = null;
       } else {
-        const a: Status[] = [];
+        const a = new Array<Status>(n);
         for (i = 0; i < n; i++) {
-          let e: Status;
-          e = Status$read(r, version);
-          a.push(e);
+          a[i] = Status$read(r, version);
         }
         i = -1;
         $status = a;
@@ -475,11 +473,9 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       if (n < 0) {
         $activeTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $activeTasks = a;
@@ -491,11 +487,9 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       if (n < 0) {
         $standbyTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $standbyTasks = a;
@@ -507,11 +501,9 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       if (n < 0) {
         $warmupTasks = null;
       } else {
-        const a: TaskIds[] = [];
+        const a = new Array<TaskIds>(n);
         for (i = 0; i < n; i++) {
-          let e: TaskIds;
-          e = TaskIds$read(r, version);
-          a.push(e);
+          a[i] = TaskIds$read(r, version);
         }
         i = -1;
         $warmupTasks = a;
@@ -523,11 +515,9 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       if (n < 0) {
         $partitionsByUserEndpoint = null;
       } else {
-        const a: EndpointToPartitions[] = [];
+        const a = new Array<EndpointToPartitions>(n);
         for (i = 0; i < n; i++) {
-          let e: EndpointToPartitions;
-          e = EndpointToPartitions$read(r, version);
-          a.push(e);
+          a[i] = EndpointToPartitions$read(r, version);
         }
         i = -1;
         $partitionsByUserEndpoint = a;
@@ -1034,11 +1024,9 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
     f = "activePartitions";
     {
       const n = r.compactArrayLength(3);
-      const a: TopicPartition[] = [];
+      const a = new Array<TopicPartition>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicPartition;
-        e = TopicPartition$read(r, version);
-        a.push(e);
+        a[i] = TopicPartition$read(r, version);
       }
       i = -1;
       $activePartitions = a;
@@ -1046,11 +1034,9 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
     f = "standbyPartitions";
     {
       const n = r.compactArrayLength(3);
-      const a: TopicPartition[] = [];
+      const a = new Array<TopicPartition>(n);
       for (i = 0; i < n; i++) {
-        let e: TopicPartition;
-        e = TopicPartition$read(r, version);
-        a.push(e);
+        a[i] = TopicPartition$read(r, version);
       }
       i = -1;
       $standbyPartitions = a;

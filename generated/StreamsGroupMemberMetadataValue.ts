@@ -235,11 +235,9 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     f = "clientTags";
     {
       const n = r.compactArrayLength(3);
-      const a: KeyValue[] = [];
+      const a = new Array<KeyValue>(n);
       for (i = 0; i < n; i++) {
-        let e: KeyValue;
-        e = KeyValue$read(r, version);
-        a.push(e);
+        a[i] = KeyValue$read(r, version);
       }
       i = -1;
       $clientTags = a;

@@ -464,11 +464,10 @@ class MessageEmitter {
           code.line(`${target} = r.${bulk}(n);`);
           return;
         }
-        code.line(`const a: ${tsElementType(type.element)}[] = [];`);
+        // Exact size up front (the count is already checked against the bytes that remain).
+        code.line(`const a = new Array<${tsElementType(type.element)}>(n);`);
         code.block(`for (i = 0; i < n; i++)`, () => {
-          code.line(`let e: ${tsElementType(type.element)};`);
-          this.emitReadOf(code, type.element, "e", ctx, flexible, false);
-          code.line("a.push(e);");
+          this.emitReadOf(code, type.element, "a[i]", ctx, flexible, false);
         });
         code.line("i = -1;");
         code.line(`${target} = a;`);

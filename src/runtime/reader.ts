@@ -438,8 +438,9 @@ export class Reader {
   int32Array(n: number): number[] {
     const b = this.buf;
     let p = this.pos;
-    const out: number[] = [];
-    for (let i = 0; i < n; i++, p += 4) out.push((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!);
+    // Exact size up front: cheaper than growing by push (the count is already bounds-checked).
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++, p += 4) out[i] = (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
     this.pos = p;
     return out;
   }
@@ -448,18 +449,18 @@ export class Reader {
   int16Array(n: number): number[] {
     const b = this.buf;
     let p = this.pos;
-    const out: number[] = [];
-    for (let i = 0; i < n; i++, p += 2) out.push((((b[p]! << 8) | b[p + 1]!) << 16) >> 16);
+    const out = new Array<number>(n);
+    for (let i = 0; i < n; i++, p += 2) out[i] = (((b[p]! << 8) | b[p + 1]!) << 16) >> 16;
     this.pos = p;
     return out;
   }
 
   /** `n` int64 values already bounds-checked by the array length (element size 8). */
   int64Array(n: number): bigint[] {
-    const out: bigint[] = [];
+    const out = new Array<bigint>(n);
     const view = this.view();
     let p = this.pos;
-    for (let i = 0; i < n; i++, p += 8) out.push(view.getBigInt64(p));
+    for (let i = 0; i < n; i++, p += 8) out[i] = view.getBigInt64(p);
     this.pos = p;
     return out;
   }
