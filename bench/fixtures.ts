@@ -11,7 +11,10 @@ import {
   StreamsGroupHeartbeatResponse,
   StreamsGroupMemberMetadataValue,
 } from "../generated/index.js";
-import type { Member as DescribeMember, Subtopology as DescribeSubtopology } from "../generated/StreamsGroupDescribeResponse.js";
+import type {
+  Member as DescribeMember,
+  Subtopology as DescribeSubtopology,
+} from "../generated/StreamsGroupDescribeResponse.js";
 import type { Subtopology, TaskIds, TaskOffset } from "../generated/StreamsGroupHeartbeatRequest.js";
 import type {
   ConsumerGroupHeartbeatRequest,
@@ -50,7 +53,11 @@ function taskIds(counts: readonly number[], firstPartition = 0): TaskIds[] {
 }
 
 function taskOffsets(n: number, base: bigint): TaskOffset[] {
-  return range(n).map((i) => ({ subtopologyId: `${i % 5}`, partition: Math.floor(i / 5), offset: base + BigInt(i) * 7919n }));
+  return range(n).map((i) => ({
+    subtopologyId: `${i % 5}`,
+    partition: Math.floor(i / 5),
+    offset: base + BigInt(i) * 7919n,
+  }));
 }
 
 function subtopology(s: number): Subtopology {
@@ -67,7 +74,9 @@ function subtopology(s: number): Subtopology {
       },
     ],
     repartitionSinkTopics: [`orders-app-repartition-${s + 1}`],
-    repartitionSourceTopics: [{ name: `orders-app-repartition-${s}`, partitions: 12, replicationFactor: 3, topicConfigs: [] }],
+    repartitionSourceTopics: [
+      { name: `orders-app-repartition-${s}`, partitions: 12, replicationFactor: 3, topicConfigs: [] },
+    ],
     copartitionGroups: [{ sourceTopics: [0, 1], sourceTopicRegex: [], repartitionSourceTopics: [0] }],
   };
 }
@@ -76,7 +85,12 @@ const ACTIVE = [4, 4, 4, 4, 4]; // 20 active task partitions over the 5 subtopol
 const ONE_EACH = [1, 1, 1, 1, 1]; // 5 standby, 5 warm-up
 
 export const streamsGroupHeartbeatRequest = {
-  steady: StreamsGroupHeartbeatRequest.create({ groupId: "orders-app", memberId: MEMBER_ID, memberEpoch: 42, currentAssignmentEpoch: 42 }),
+  steady: StreamsGroupHeartbeatRequest.create({
+    groupId: "orders-app",
+    memberId: MEMBER_ID,
+    memberEpoch: 42,
+    currentAssignmentEpoch: 42,
+  }),
   join: StreamsGroupHeartbeatRequest.create({
     groupId: "orders-app",
     memberId: MEMBER_ID,
@@ -153,7 +167,8 @@ function describeMember(m: number, full: boolean): DescribeMember {
 }
 
 function describeSubtopology(s: number): DescribeSubtopology {
-  const { subtopologyId, sourceTopics, repartitionSinkTopics, stateChangelogTopics, repartitionSourceTopics } = subtopology(s);
+  const { subtopologyId, sourceTopics, repartitionSinkTopics, stateChangelogTopics, repartitionSourceTopics } =
+    subtopology(s);
   return { subtopologyId, sourceTopics, repartitionSinkTopics, stateChangelogTopics, repartitionSourceTopics };
 }
 
@@ -278,7 +293,13 @@ export function metadataRequest(c: CorpusCodecs): MetadataRequest {
  * below v7 there is no leader epoch, below v10 no topic id, and from v11 on the cluster authorized
  * operations are gone; those fields keep their defaults so that the message is valid there.
  */
-export function metadataResponse(c: CorpusCodecs, version: number, brokers: number, topics: number, partitions: number): MetadataResponse {
+export function metadataResponse(
+  c: CorpusCodecs,
+  version: number,
+  brokers: number,
+  topics: number,
+  partitions: number,
+): MetadataResponse {
   return c.MetadataResponse.create({
     throttleTimeMs: 12, // non-zero so that verification would notice a decoder dropping or moving it
     brokers: range(brokers).map((b) => ({
@@ -326,7 +347,12 @@ export function listPartitionReassignments(c: CorpusCodecs): {
       throttleTimeMs: 7,
       topics: range(5).map((t) => ({
         name: `orders-${t}`,
-        partitions: range(4).map((p) => ({ partitionIndex: p, replicas: [1, 2, 3, 4], addingReplicas: [4], removingReplicas: [1] })),
+        partitions: range(4).map((p) => ({
+          partitionIndex: p,
+          replicas: [1, 2, 3, 4],
+          addingReplicas: [4],
+          removingReplicas: [1],
+        })),
       })),
     }),
   };

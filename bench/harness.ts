@@ -154,7 +154,8 @@ export async function prewarm(ops: readonly Op[], ms: number): Promise<void> {
     for (const c of op.contenders) {
       const until = performance.now() + ms;
       while (performance.now() < until) {
-        for (let i = 0; i < 16; i++) checksumValue = (checksumValue + ("runAsync" in c ? await c.runAsync() : c.run())) | 0;
+        for (let i = 0; i < 16; i++)
+          checksumValue = (checksumValue + ("runAsync" in c ? await c.runAsync() : c.run())) | 0;
       }
     }
   }
@@ -185,7 +186,13 @@ export async function runOp(op: Op, settings: Settings): Promise<OpResult> {
   const results = states.map(({ c, calls, samples }) => {
     const sorted = [...samples].sort((a, b) => a - b);
     const ns = quantile(sorted, 0.5);
-    return { name: c.name, role: c.role, ns, spread: (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / ns, callsPerRound: calls };
+    return {
+      name: c.name,
+      role: c.role,
+      ns,
+      spread: (quantile(sorted, 0.75) - quantile(sorted, 0.25)) / ns,
+      callsPerRound: calls,
+    };
   });
   return { op, results };
 }

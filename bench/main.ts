@@ -33,7 +33,11 @@ async function main(): Promise<void> {
   const started = performance.now();
   const loadBefore = os.loadavg()[0]!;
   const { values } = parseArgs({
-    options: { quick: { type: "boolean", default: false }, filter: { type: "string" }, help: { type: "boolean", default: false } },
+    options: {
+      quick: { type: "boolean", default: false },
+      filter: { type: "string" },
+      help: { type: "boolean", default: false },
+    },
   });
   if (values.help) {
     log("usage: npm run bench [-- --quick] [-- --filter TEXT]");
@@ -45,7 +49,9 @@ async function main(): Promise<void> {
   const corpus = await loadCorpusCodecs();
   const notes: string[] = [];
   if (corpus === null) {
-    notes.push(`${SCHEMAS_DIR} not found: only the seed messages were benchmarked, with no peers (they implement none of them).`);
+    notes.push(
+      `${SCHEMAS_DIR} not found: only the seed messages were benchmarked, with no peers (they implement none of them).`,
+    );
     log(`WARNING: ${notes[0]}`);
   } else {
     log(`generated the corpus codecs into bench/.generated/ in ${Math.round(performance.now() - t0)} ms`);

@@ -86,7 +86,8 @@ function firstDifference(a: string, b: string): string {
 function assertBytes(op: string, who: string, got: Uint8Array, want: Uint8Array): void {
   const g = hex(got);
   const w = hex(want);
-  if (g !== w) throw new Error(`${op}: ${who} wrote different bytes (${got.length} vs ${want.length}) ${firstDifference(g, w)}`);
+  if (g !== w)
+    throw new Error(`${op}: ${who} wrote different bytes (${got.length} vs ${want.length}) ${firstDifference(g, w)}`);
 }
 
 /** JSON text with sorted object keys and bigints, for comparing decoded values. */
@@ -145,7 +146,12 @@ function oursEncoder<T>(op: string, codec: MessageCodec<T>, message: T, version:
     run: () => codec.encode(message, version).length,
     verify: async () => {
       const bytes = codec.encode(message, version);
-      assertBytes(op, `${OURS} (decode → encode round trip)`, codec.encode(codec.decode(bytes, version), version), bytes);
+      assertBytes(
+        op,
+        `${OURS} (decode → encode round trip)`,
+        codec.encode(codec.decode(bytes, version), version),
+        bytes,
+      );
     },
   };
 }
@@ -197,14 +203,20 @@ function pltDecoder<R>(
 }
 
 /** `headerTagByte`: kafkajs writes the request header's tagged-field byte as part of the API's bytes. */
-function kafkajsEncoder(op: string, request: () => KafkajsRequest, expected: Uint8Array, headerTagByte: boolean): AsyncContender {
+function kafkajsEncoder(
+  op: string,
+  request: () => KafkajsRequest,
+  expected: Uint8Array,
+  headerTagByte: boolean,
+): AsyncContender {
   return {
     name: KAFKAJS,
     role: "peer",
     runAsync: async () => (await request().encode()).buffer.length,
     verify: async () => {
       const out = (await request().encode()).buffer;
-      if (headerTagByte && out[0] !== 0) throw new Error(`${op}: ${KAFKAJS} did not start with the header's empty tagged-field section`);
+      if (headerTagByte && out[0] !== 0)
+        throw new Error(`${op}: ${KAFKAJS} did not start with the header's empty tagged-field section`);
       assertBytes(op, KAFKAJS, headerTagByte ? out.subarray(1) : out, expected);
     },
   };
@@ -340,11 +352,16 @@ function lprView(r: Omit<ListPartitionReassignmentsResponse, "errorMessage">): u
   return {
     throttleTimeMs: r.throttleTimeMs,
     errorCode: r.errorCode,
-    topics: r.topics.map((t) => [t.name, t.partitions.map((p) => [p.partitionIndex, p.replicas, p.addingReplicas, p.removingReplicas])]),
+    topics: r.topics.map((t) => [
+      t.name,
+      t.partitions.map((p) => [p.partitionIndex, p.replicas, p.addingReplicas, p.removingReplicas]),
+    ]),
   };
 }
 
-function kafkajsLprAsOurs(r: KafkajsListPartitionReassignmentsV0): Omit<ListPartitionReassignmentsResponse, "errorMessage"> {
+function kafkajsLprAsOurs(
+  r: KafkajsListPartitionReassignmentsV0,
+): Omit<ListPartitionReassignmentsResponse, "errorMessage"> {
   return {
     throttleTimeMs: r.throttleTime,
     errorCode: r.errorCode,
@@ -380,7 +397,8 @@ export function sharedOps(c: CorpusCodecs): Op[] {
     const msg = cgh.request[shape];
     const name = `ConsumerGroupHeartbeatRequest v0 encode (${shape})`;
     const body = c.ConsumerGroupHeartbeatRequest.encode(msg, 0);
-    const topicPartitions = msg.topicPartitions?.map((tp) => ({ topicId: uuidHex(tp.topicId), partitions: tp.partitions })) ?? null;
+    const topicPartitions =
+      msg.topicPartitions?.map((tp) => ({ topicId: uuidHex(tp.topicId), partitions: tp.partitions })) ?? null;
     ops.push({
       name,
       direction: "encode",
@@ -423,7 +441,15 @@ export function sharedOps(c: CorpusCodecs): Op[] {
       target: TARGETS.heartbeatDecode,
       unsupported: [noKafkajsCgh],
       contenders: [
-        oursDecoder(name, c.ConsumerGroupHeartbeatResponse, input, 0, cghResponseProbe, (m) => cghResponseView(m, (id) => id), expected),
+        oursDecoder(
+          name,
+          c.ConsumerGroupHeartbeatResponse,
+          input,
+          0,
+          cghResponseProbe,
+          (m) => cghResponseView(m, (id) => id),
+          expected,
+        ),
         pltDecoder(
           name,
           (r) => pltConsumerGroupHeartbeatV0.parseResponse(0, 68, 0, r),
@@ -446,7 +472,11 @@ export function sharedOps(c: CorpusCodecs): Op[] {
     const plt = version === 6 ? pltMetadataV6 : pltMetadataV12;
     const contenders: Contender[] = [
       oursEncoder(name, c.MetadataRequest, mdReq, version),
-      pltEncoder(name, () => plt.createRequest(topicNames, mdReq.allowAutoTopicCreation, mdReq.includeTopicAuthorizedOperations), body),
+      pltEncoder(
+        name,
+        () => plt.createRequest(topicNames, mdReq.allowAutoTopicCreation, mdReq.includeTopicAuthorizedOperations),
+        body,
+      ),
     ];
     if (version === 6) {
       contenders.push(
@@ -559,7 +589,14 @@ export function sharedOps(c: CorpusCodecs): Op[] {
       unsupported: [],
       contenders: [
         oursDecoder(name, c.ListPartitionReassignmentsResponse, input, 0, lprProbe, lprView, expected),
-        pltDecoder(name, (r) => pltListPartitionReassignmentsV0.parseResponse(0, 46, 0, r), input, lprProbe, lprView, expected),
+        pltDecoder(
+          name,
+          (r) => pltListPartitionReassignmentsV0.parseResponse(0, 46, 0, r),
+          input,
+          lprProbe,
+          lprView,
+          expected,
+        ),
         kafkajsDecoder(
           name,
           kafkajsListPartitionReassignmentsV0.response,

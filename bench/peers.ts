@@ -77,13 +77,19 @@ export interface KafkajsMetadataV6 {
 export interface KafkajsListPartitionReassignmentsV0 {
   throttleTime: number;
   errorCode: number;
-  topics: { name: string; partitions: { partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }[] }[];
+  topics: {
+    name: string;
+    partitions: { partition: number; replicas: number[]; addingReplicas: number[]; removingReplicas: number[] }[];
+  }[];
 }
 
 const REQUESTS = "kafkajs/src/protocol/requests";
 
 export const kafkajsMetadataV6 = {
-  request: require(`${REQUESTS}/metadata/v6/request.js`) as (args: { topics: string[]; allowAutoTopicCreation: boolean }) => KafkajsRequest,
+  request: require(`${REQUESTS}/metadata/v6/request.js`) as (args: {
+    topics: string[];
+    allowAutoTopicCreation: boolean;
+  }) => KafkajsRequest,
   response: require(`${REQUESTS}/metadata/v6/response.js`) as KafkajsResponse<KafkajsMetadataV6>,
 };
 
@@ -92,7 +98,9 @@ export const kafkajsListPartitionReassignmentsV0 = {
     topics: { topic: string; partitions: number[] }[] | null;
     timeout: number;
   }) => KafkajsRequest,
-  response: require(`${REQUESTS}/listPartitionReassignments/v0/response.js`) as KafkajsResponse<KafkajsListPartitionReassignmentsV0>,
+  response: require(
+    `${REQUESTS}/listPartitionReassignments/v0/response.js`,
+  ) as KafkajsResponse<KafkajsListPartitionReassignmentsV0>,
 };
 
 /**
@@ -101,6 +109,11 @@ export const kafkajsListPartitionReassignmentsV0 = {
  */
 export function installedVersions(repoRoot: string): Record<string, string> {
   const version = (pkg: string): string =>
-    (JSON.parse(readFileSync(path.join(repoRoot, "node_modules", pkg, "package.json"), "utf8")) as { version: string }).version;
-  return { "@platformatic/kafka": version("@platformatic/kafka"), kafkajs: version("kafkajs"), mitata: version("mitata") };
+    (JSON.parse(readFileSync(path.join(repoRoot, "node_modules", pkg, "package.json"), "utf8")) as { version: string })
+      .version;
+  return {
+    "@platformatic/kafka": version("@platformatic/kafka"),
+    kafkajs: version("kafkajs"),
+    mitata: version("mitata"),
+  };
 }

@@ -77,7 +77,10 @@ export function resultsTable(results: readonly OpResult[]): string {
  * target; null when no op has a peer.
  */
 export function ratioTable(results: readonly OpResult[]): string | null {
-  const lines = [`| op | ${OURS} ns/op | vs ${PLT} | target vs plt | met | vs ${KAFKAJS} |`, "| --- | ---: | ---: | ---: | :---: | ---: |"];
+  const lines = [
+    `| op | ${OURS} ns/op | vs ${PLT} | target vs plt | met | vs ${KAFKAJS} |`,
+    "| --- | ---: | ---: | ---: | :---: | ---: |",
+  ];
   for (const { op, results: rs } of results) {
     const ours = find(rs, OURS);
     const plt = find(rs, PLT);

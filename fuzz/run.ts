@@ -58,7 +58,9 @@ const { values: args } = parseArgs({
 });
 
 if (args.help) {
-  console.log("usage: npm run fuzz -- [--inputs N] [--seed S [--path P]] [--keep-going] [--messages REGEX] [--seconds T] [--seed-share F] [--reuse-corpus]");
+  console.log(
+    "usage: npm run fuzz -- [--inputs N] [--seed S [--path P]] [--keep-going] [--messages REGEX] [--seconds T] [--seed-share F] [--reuse-corpus]",
+  );
   process.exit(0);
 }
 
@@ -67,13 +69,24 @@ const seed = args.seed !== undefined ? Number(args.seed) : (Math.random() * 2 **
 const keepGoing = args["keep-going"];
 const filter = args.messages !== undefined ? new RegExp(args.messages) : null;
 const seedShare = Number(args["seed-share"]);
-const limits: FuzzLimits = args["max-ms"] !== undefined ? { ...DEFAULT_LIMITS, msBase: Number(args["max-ms"]) } : DEFAULT_LIMITS;
-if (!Number.isInteger(inputs) || inputs <= 0 || !Number.isInteger(seed) || !(seedShare >= 0 && seedShare <= 1) || !(limits.msBase >= 0)) {
-  console.error("--inputs must be a positive integer, --seed an integer, --seed-share between 0 and 1, --max-ms a number");
+const limits: FuzzLimits =
+  args["max-ms"] !== undefined ? { ...DEFAULT_LIMITS, msBase: Number(args["max-ms"]) } : DEFAULT_LIMITS;
+if (
+  !Number.isInteger(inputs) ||
+  inputs <= 0 ||
+  !Number.isInteger(seed) ||
+  !(seedShare >= 0 && seedShare <= 1) ||
+  !(limits.msBase >= 0)
+) {
+  console.error(
+    "--inputs must be a positive integer, --seed an integer, --seed-share between 0 and 1, --max-ms a number",
+  );
   process.exit(2);
 }
 
-console.log(`fuzz: seed ${seed}${args.path !== undefined ? ` path ${args.path}` : ""}, ${inputs} inputs${keepGoing ? ", keep going" : ""}`);
+console.log(
+  `fuzz: seed ${seed}${args.path !== undefined ? ` path ${args.path}` : ""}, ${inputs} inputs${keepGoing ? ", keep going" : ""}`,
+);
 
 async function loadTargets(): Promise<{ seedTargets: FuzzTarget[]; corpusTargets: FuzzTarget[] }> {
   const seedTargets: FuzzTarget[] = [];
@@ -88,13 +101,23 @@ async function loadTargets(): Promise<{ seedTargets: FuzzTarget[]; corpusTargets
   } else {
     if (!args["reuse-corpus"] || !existsSync(CORPUS_OUT)) {
       const started = Date.now();
-      const result = await generate({ schemas: [schemas], out: CORPUS_OUT, runtimeImport: "../../../src/runtime/index.js", cwd: REPO_ROOT });
+      const result = await generate({
+        schemas: [schemas],
+        out: CORPUS_OUT,
+        runtimeImport: "../../../src/runtime/index.js",
+        cwd: REPO_ROOT,
+      });
       console.log(`fuzz: generated ${result.messages.length} corpus codecs in ${Date.now() - started} ms`);
     }
     const goldenDir = path.join(SHARED, "golden", "kafka");
-    for (const file of readdirSync(CORPUS_OUT).filter((f) => f.endsWith(".ts") && f !== "index.ts").sort()) {
+    for (const file of readdirSync(CORPUS_OUT)
+      .filter((f) => f.endsWith(".ts") && f !== "index.ts")
+      .sort()) {
       const name = file.slice(0, -3);
-      const mod = (await import(pathToFileURL(path.join(CORPUS_OUT, file)).href)) as Record<string, MessageCodec<unknown>>;
+      const mod = (await import(pathToFileURL(path.join(CORPUS_OUT, file)).href)) as Record<
+        string,
+        MessageCodec<unknown>
+      >;
       const codec = mod[name];
       if (codec === undefined) continue;
       const golden = path.join(goldenDir, `${name}.json`);
@@ -112,7 +135,9 @@ if (targets.length === 0) {
   process.exit(2);
 }
 const vectorCount = targets.reduce((n, t) => n + t.vectors.length, 0);
-console.log(`fuzz: ${seedTargets.length} seed and ${corpusTargets.length} corpus message versions, ${vectorCount} golden vectors`);
+console.log(
+  `fuzz: ${seedTargets.length} seed and ${corpusTargets.length} corpus message versions, ${vectorCount} golden vectors`,
+);
 
 interface Pick {
   readonly t: number;
@@ -133,8 +158,16 @@ function pickArb(offset: number, count: number): fc.Arbitrary<Pick> {
 }
 
 const choices: { arbitrary: fc.Arbitrary<Pick>; weight: number }[] = [];
-if (seedTargets.length > 0) choices.push({ arbitrary: pickArb(0, seedTargets.length), weight: corpusTargets.length > 0 ? Math.round(seedShare * 1000) : 1 });
-if (corpusTargets.length > 0) choices.push({ arbitrary: pickArb(seedTargets.length, corpusTargets.length), weight: seedTargets.length > 0 ? 1000 - Math.round(seedShare * 1000) : 1 });
+if (seedTargets.length > 0)
+  choices.push({
+    arbitrary: pickArb(0, seedTargets.length),
+    weight: corpusTargets.length > 0 ? Math.round(seedShare * 1000) : 1,
+  });
+if (corpusTargets.length > 0)
+  choices.push({
+    arbitrary: pickArb(seedTargets.length, corpusTargets.length),
+    weight: seedTargets.length > 0 ? 1000 - Math.round(seedShare * 1000) : 1,
+  });
 const arb = fc.oneof(...choices.filter((c) => c.weight > 0));
 
 const stats = new FuzzStats();
@@ -148,7 +181,9 @@ const property = fc.property(arb, ({ t, c }) => {
   if (!shrinking && now - lastReport > 5000) {
     lastReport = now;
     const s = (now - started) / 1000;
-    console.log(`fuzz: ${stats.inputs} inputs in ${s.toFixed(0)} s (${(stats.inputs / s).toFixed(0)}/s), ${stats.decoded} decoded, ${stats.failures.size} failure classes`);
+    console.log(
+      `fuzz: ${stats.inputs} inputs in ${s.toFixed(0)} s (${(stats.inputs / s).toFixed(0)}/s), ${stats.decoded} decoded, ${stats.failures.size} failure classes`,
+    );
   }
   if (result.failure !== null && !keepGoing) {
     shrinking = true;
@@ -182,11 +217,15 @@ if (details.failed) {
     args["max-ms"] !== undefined ? ` --max-ms ${args["max-ms"]}` : "",
     ` --seed-share ${seedShare}`,
   ].join("");
-  console.log(`\nreplay: npm run fuzz -- --seed ${details.seed} --path ${details.counterexamplePath}${extra} --reuse-corpus`);
+  console.log(
+    `\nreplay: npm run fuzz -- --seed ${details.seed} --path ${details.counterexamplePath}${extra} --reuse-corpus`,
+  );
   process.exit(1);
 }
 if (stats.failures.size > 0) {
-  console.log(`\nfuzz: FAILED, ${stats.failures.size} failure classes (seed ${seed}; each shows its shortest input):\n`);
+  console.log(
+    `\nfuzz: FAILED, ${stats.failures.size} failure classes (seed ${seed}; each shows its shortest input):\n`,
+  );
   console.log(stats.report());
   process.exit(1);
 }

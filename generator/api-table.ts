@@ -22,12 +22,15 @@ export function apiTable(specs: readonly MessageSpec[]): string {
   for (const [key, request] of [...requests].sort(([a], [b]) => a - b)) {
     const response = responses.get(key);
     if (response === undefined) continue;
-    const flexible = request.flexibleVersions === null || request.flexibleVersions.lowest > request.validVersions.highest
-      ? "—"
-      : `v${request.flexibleVersions.lowest}`;
+    const flexible =
+      request.flexibleVersions === null || request.flexibleVersions.lowest > request.validVersions.highest
+        ? "—"
+        : `v${request.flexibleVersions.lowest}`;
     const versions = formatRange(request.validVersions);
     const unstable = request.latestVersionUnstable ? " (latest unstable)" : "";
-    rows.push(`| ${key} | ${request.name.replace(/Request$/, "")} | ${versions}${unstable} | ${flexible} | ${request.listeners.join(", ")} |`);
+    rows.push(
+      `| ${key} | ${request.name.replace(/Request$/, "")} | ${versions}${unstable} | ${flexible} | ${request.listeners.join(", ")} |`,
+    );
   }
   return rows.join("\n");
 }

@@ -282,7 +282,15 @@ class Collector {
   private order = 0;
 
   add(version: number, body: ChangeBody): void {
-    const key = JSON.stringify([body.kind, body.severity, body.path, body.oldPath ?? null, body.old ?? null, body.new ?? null, body.message]);
+    const key = JSON.stringify([
+      body.kind,
+      body.severity,
+      body.path,
+      body.oldPath ?? null,
+      body.old ?? null,
+      body.new ?? null,
+      body.message,
+    ]);
     const run = this.open.get(key);
     if (run && run.highest === version - 1) {
       run.highest = version;
@@ -339,7 +347,13 @@ interface Place {
 /** One step of the alignment of two field lists. */
 type Step =
   | { readonly kind: "pair"; readonly old: FieldSpec; readonly new: FieldSpec }
-  | { readonly kind: "moved"; readonly old: FieldSpec; readonly new: FieldSpec; readonly from: number; readonly to: number }
+  | {
+      readonly kind: "moved";
+      readonly old: FieldSpec;
+      readonly new: FieldSpec;
+      readonly from: number;
+      readonly to: number;
+    }
   | { readonly kind: "added"; readonly new: FieldSpec; readonly index: number }
   | { readonly kind: "removed"; readonly old: FieldSpec; readonly index: number };
 
@@ -716,7 +730,8 @@ class VersionComparer {
   private compact(f: FieldSpec, messageFlexible: boolean): boolean {
     const lengthPrefixed =
       f.type.kind === "array" ||
-      (f.type.kind === "primitive" && (f.type.name === "string" || f.type.name === "bytes" || f.type.name === "records"));
+      (f.type.kind === "primitive" &&
+        (f.type.name === "string" || f.type.name === "bytes" || f.type.name === "records"));
     if (!lengthPrefixed) return false;
     return f.flexibleVersions === undefined ? messageFlexible : inRange(f.flexibleVersions, this.version);
   }
@@ -856,8 +871,6 @@ function shapeKey(type: FieldType): string {
   }
 }
 
-
-
 /** For two fixed-width primitives: what the change does to the byte count. */
 function fixedWidthNote(a: FieldType, b: FieldType): string | undefined {
   if (a.kind !== "primitive" || b.kind !== "primitive") return undefined;
@@ -908,7 +921,12 @@ function aboutExcerpts(a: string, b: string, context = 12, max = 70): [string, s
   let prefix = 0;
   while (prefix < x.length && prefix < y.length && x[prefix] === y[prefix]) prefix++;
   let suffix = 0;
-  while (suffix < x.length - prefix && suffix < y.length - prefix && x[x.length - 1 - suffix] === y[y.length - 1 - suffix]) suffix++;
+  while (
+    suffix < x.length - prefix &&
+    suffix < y.length - prefix &&
+    x[x.length - 1 - suffix] === y[y.length - 1 - suffix]
+  )
+    suffix++;
   const cut = (text: string): string => {
     const start = Math.max(0, prefix - context);
     const end = Math.min(text.length, text.length - suffix + context);

@@ -5,7 +5,14 @@
  * be called with (see `versions.ts`).
  */
 
-import { Project, StructureKind, VariableDeclarationKind, type InterfaceDeclarationStructure, type OptionalKind, type PropertySignatureStructure } from "ts-morph";
+import {
+  Project,
+  StructureKind,
+  VariableDeclarationKind,
+  type InterfaceDeclarationStructure,
+  type OptionalKind,
+  type PropertySignatureStructure,
+} from "ts-morph";
 import { Code } from "./code.js";
 import {
   FIXED_SIZE,
@@ -32,9 +39,12 @@ export interface EmitOptions {
   readonly generatorVersion: string;
 }
 
-
 /** Reader methods that read a whole array of a fixed-size type after one length check. */
-const BULK_READ: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array", int64: "int64Array" };
+const BULK_READ: Partial<Record<PrimitiveTypeName, string>> = {
+  int16: "int16Array",
+  int32: "int32Array",
+  int64: "int64Array",
+};
 
 /** Writer methods that write a whole array of a fixed-size type in one loop. */
 const BULK_WRITE: Partial<Record<PrimitiveTypeName, string>> = { int16: "int16Array", int32: "int32Array" };
@@ -67,7 +77,6 @@ function encodingDependsOnFlexible(type: FieldType): boolean {
 function isFixedSize(type: FieldType): boolean {
   return type.kind === "primitive" && FIXED_SIZE[type.name] !== undefined;
 }
-
 
 function tsPrimitive(name: PrimitiveTypeName): string {
   switch (name) {
@@ -171,7 +180,9 @@ class MessageEmitter {
       case "struct": {
         const s = structOf(field.type)!;
         this.requireIsDefault(s);
-        return field.nullableVersions !== null ? `${x} !== null && ${s.name}$isDefault(${x})` : `${s.name}$isDefault(${x})`;
+        return field.nullableVersions !== null
+          ? `${x} !== null && ${s.name}$isDefault(${x})`
+          : `${s.name}$isDefault(${x})`;
       }
       default:
         return `${x} === ${literal(d, field)}`;
@@ -182,7 +193,8 @@ class MessageEmitter {
     if (this.needsIsDefault.has(struct)) return;
     this.needsIsDefault.add(struct);
     const parts = struct.fields.map((f) => `(${this.isDefaultExpr(f, `v.${f.propertyName}`)})`);
-    if (this.hasTaggedSection(struct)) parts.push("(v._unknownTaggedFields === undefined || v._unknownTaggedFields.length === 0)");
+    if (this.hasTaggedSection(struct))
+      parts.push("(v._unknownTaggedFields === undefined || v._unknownTaggedFields.length === 0)");
     this.functions.push(
       `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */\n` +
         `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${parts.length ? parts.join(" &&\n    ") : "true"};\n}`,
@@ -244,7 +256,8 @@ class MessageEmitter {
     const flexible = this.isFlexible(field, v);
     if (t.kind === "primitive") return FIXED_SIZE[t.name] ?? (flexible ? 1 : t.name === "string" ? 2 : 4);
     if (t.kind === "array") return flexible ? 1 : 4;
-    const nullable = field.nullableVersions !== null && v >= field.nullableVersions.lowest && v <= field.nullableVersions.highest;
+    const nullable =
+      field.nullableVersions !== null && v >= field.nullableVersions.lowest && v <= field.nullableVersions.highest;
     return nullable ? 1 : this.minStructSize(t.struct, { lowest: v, highest: v });
   }
 
@@ -275,17 +288,43 @@ class MessageEmitter {
     );
   }
 
-  private emitSizeIn(code: Code, field: FieldSpec, x: string, ctx: VersionRange, target: string, flexible: boolean): void {
+  private emitSizeIn(
+    code: Code,
+    field: FieldSpec,
+    x: string,
+    ctx: VersionRange,
+    target: string,
+    flexible: boolean,
+  ): void {
     code.ifVersion(
       field.nullableVersions,
       ctx,
       (c) => this.emitSizeOf(code, field, field.type, x, c, target, flexible, true),
       // The TypeScript type admits null (nullable in other versions); the size functions reject it at run time.
-      (c) => this.emitSizeOf(code, field, field.type, field.nullableVersions !== null ? `${x}!` : x, c, target, flexible, false),
+      (c) =>
+        this.emitSizeOf(
+          code,
+          field,
+          field.type,
+          field.nullableVersions !== null ? `${x}!` : x,
+          c,
+          target,
+          flexible,
+          false,
+        ),
     );
   }
 
-  private emitSizeOf(code: Code, field: FieldSpec, type: FieldType, x: string, ctx: VersionRange, target: string, flexible: boolean, nullable: boolean): void {
+  private emitSizeOf(
+    code: Code,
+    field: FieldSpec,
+    type: FieldType,
+    x: string,
+    ctx: VersionRange,
+    target: string,
+    flexible: boolean,
+    nullable: boolean,
+  ): void {
     if (type.kind === "primitive") {
       const fixed = FIXED_SIZE[type.name];
       if (fixed !== undefined) {
@@ -319,7 +358,9 @@ class MessageEmitter {
       if (fixed !== undefined) {
         code.line(`${target} += n * ${fixed};`);
       } else {
-        code.block(`for (i = 0; i < n; i++)`, () => this.emitSizeOf(code, field, e, `${a}[i]!`, ctx, target, flexible, false));
+        code.block(`for (i = 0; i < n; i++)`, () =>
+          this.emitSizeOf(code, field, e, `${a}[i]!`, ctx, target, flexible, false),
+        );
         code.line("i = -1;");
       }
     };
@@ -365,7 +406,14 @@ class MessageEmitter {
     );
   }
 
-  private emitWriteOf(code: Code, type: FieldType, x: string, ctx: VersionRange, flexible: boolean, nullable: boolean): void {
+  private emitWriteOf(
+    code: Code,
+    type: FieldType,
+    x: string,
+    ctx: VersionRange,
+    flexible: boolean,
+    nullable: boolean,
+  ): void {
     if (type.kind === "primitive") {
       if (FIXED_SIZE[type.name] !== undefined) {
         code.line(`w.${type.name}(${x});`);
@@ -378,7 +426,9 @@ class MessageEmitter {
     }
     if (type.kind === "struct") {
       if (nullable) {
-        const [absent, present] = this.inTaggedPayload ? ["w.uvarint(0);", "w.uvarint(1);"] : ["w.int8(-1);", "w.int8(1);"];
+        const [absent, present] = this.inTaggedPayload
+          ? ["w.uvarint(0);", "w.uvarint(1);"]
+          : ["w.int8(-1);", "w.int8(1);"];
         code.block(`if (${x} === null)`, () => code.line(absent), "} else {");
         code.line(present);
         code.line(`${type.struct.name}$write(w, ${x}, version);`);
@@ -395,7 +445,9 @@ class MessageEmitter {
         code.line(`w.${bulk}(${a});`);
         return;
       }
-      code.block(`for (i = 0; i < ${a}.length; i++)`, () => this.emitWriteOf(code, type.element, `${a}[i]!`, ctx, flexible, false));
+      code.block(`for (i = 0; i < ${a}.length; i++)`, () =>
+        this.emitWriteOf(code, type.element, `${a}[i]!`, ctx, flexible, false),
+      );
       code.line("i = -1;");
     };
     code.block("", () => {
@@ -436,7 +488,14 @@ class MessageEmitter {
     );
   }
 
-  private emitReadOf(code: Code, type: FieldType, target: string, ctx: VersionRange, flexible: boolean, nullable: boolean): void {
+  private emitReadOf(
+    code: Code,
+    type: FieldType,
+    target: string,
+    ctx: VersionRange,
+    flexible: boolean,
+    nullable: boolean,
+  ): void {
     if (type.kind === "primitive") {
       if (FIXED_SIZE[type.name] !== undefined) {
         code.line(`${target} = r.${type.name}();`);
@@ -534,7 +593,14 @@ class MessageEmitter {
     });
   }
 
-  private emitFromJson(code: Code, field: FieldSpec, type: FieldType, j: string, target: string, nullableAnywhere: boolean): void {
+  private emitFromJson(
+    code: Code,
+    field: FieldSpec,
+    type: FieldType,
+    j: string,
+    target: string,
+    nullableAnywhere: boolean,
+  ): void {
     if (nullableAnywhere) {
       code.block(`if (${j} === null)`, () => code.line(`${target} = null;`), "} else {");
       this.emitFromJson(code, field, type, j, target, false);
@@ -674,7 +740,9 @@ class MessageEmitter {
           });
         });
       }
-      write.line(`if (unknown !== undefined) w.unknownTaggedFields(unknown, ${tagged.length > 0 ? "u" : "0"}, Infinity);`);
+      write.line(
+        `if (unknown !== undefined) w.unknownTaggedFields(unknown, ${tagged.length > 0 ? "u" : "0"}, Infinity);`,
+      );
     });
     this.functions.push(
       `function ${S}$write(w: ${this.rt("Writer")}, v: ${S}, version: number): void {\n${this.wrap(struct, write, false, "w.pos")}\n}`,
@@ -688,7 +756,7 @@ class MessageEmitter {
     // Runs of fixed-size fields read in every version share one bounds check ("hoisted").
     const runStart = new Map<FieldSpec, FieldSpec[]>();
     const inRun = new Set<FieldSpec>();
-    for (let k = 0; k < struct.fields.length; ) {
+    for (let k = 0; k < struct.fields.length;) {
       const run: FieldSpec[] = [];
       let m = k;
       for (; m < struct.fields.length; m++) {
@@ -839,7 +907,9 @@ class MessageEmitter {
       );
     }
     toJson.line('return out === "" ? "{}" : `{${out.slice(1)}}`;');
-    this.functions.push(`function ${S}$toJson(v: ${S}, version: number): string {\n${this.wrap(struct, toJson, false, "-1")}\n}`);
+    this.functions.push(
+      `function ${S}$toJson(v: ${S}, version: number): string {\n${this.wrap(struct, toJson, false, "-1")}\n}`,
+    );
 
     // fromJson
     const fromJson = new Code();
@@ -850,15 +920,19 @@ class MessageEmitter {
       fromJson.line(`let ${local}: ${tsFieldType(field)};`);
       fromJson.block("", () => {
         fromJson.line(`const j = o[${JSON.stringify(field.propertyName)}];`);
-        fromJson.block("if (j === undefined)", () => {
-          // Kafka's reader requires every non-tagged field of the version.
-          fromJson.ifVersion(
-            regularRange(field),
-            ctx,
-            () => fromJson.line(`throw ${this.rt("missingJsonField")}(version);`),
-            () => fromJson.line(`${local} = ${literal(field.default, field)};`),
-          );
-        }, "} else {");
+        fromJson.block(
+          "if (j === undefined)",
+          () => {
+            // Kafka's reader requires every non-tagged field of the version.
+            fromJson.ifVersion(
+              regularRange(field),
+              ctx,
+              () => fromJson.line(`throw ${this.rt("missingJsonField")}(version);`),
+              () => fromJson.line(`${local} = ${literal(field.default, field)};`),
+            );
+          },
+          "} else {",
+        );
         this.emitFromJson(fromJson, field, field.type, "j", local, field.nullableVersions !== null);
         fromJson.line("}");
       });
@@ -886,13 +960,20 @@ class MessageEmitter {
     if (field.ignorable) facts.push("ignorable");
     if (field.entityType) facts.push(`entity type ${field.entityType}`);
     const t = field.type;
-    const wire = t.kind === "primitive" ? t.name : t.kind === "array" ? `[]${t.element.kind === "primitive" ? t.element.name : t.element.struct.name}` : t.struct.name;
+    const wire =
+      t.kind === "primitive"
+        ? t.name
+        : t.kind === "array"
+          ? `[]${t.element.kind === "primitive" ? t.element.name : t.element.struct.name}`
+          : t.struct.name;
     facts.push(`wire type ${wire}`);
     if (field.defaultText !== null) facts.push(`default ${field.defaultText}`);
     lines.push("", facts.join("; ") + ".");
     if (t.kind === "primitive" && t.name === "int64") lines.push("int64 as a bigint (exact beyond 2^53).");
-    if (t.kind === "primitive" && t.name === "uuid") lines.push("Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.");
-    if (t.kind === "primitive" && (t.name === "bytes" || t.name === "records")) lines.push("Decoded as a view into the input bytes (zero-copy).");
+    if (t.kind === "primitive" && t.name === "uuid")
+      lines.push("Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.");
+    if (t.kind === "primitive" && (t.name === "bytes" || t.name === "records"))
+      lines.push("Decoded as a view into the input bytes (zero-copy).");
     return lines.join("\n");
   }
 
@@ -907,18 +988,24 @@ class MessageEmitter {
         name: "_unknownTaggedFields",
         type: `${this.rt("UnknownTaggedField")}[]`,
         hasQuestionToken: true,
-        docs: ["Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482)."],
+        docs: [
+          "Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482).",
+        ],
       });
     }
     const top = struct === this.spec.struct;
-    const about = top ? this.messageDocs() : `${struct.common ? "Common struct" : "Struct"} \`${struct.name}\` of ${this.spec.name}. Versions: ${formatRange(struct.versions)}.`;
+    const about = top
+      ? this.messageDocs()
+      : `${struct.common ? "Common struct" : "Struct"} \`${struct.name}\` of ${this.spec.name}. Versions: ${formatRange(struct.versions)}.`;
     return { kind: StructureKind.Interface, name: struct.name, isExported: true, properties, docs: [about] };
   }
 
   private messageDocs(): string {
     const s = this.spec;
     const lines = [`${s.name}: a Kafka ${s.type} message.`, ""];
-    lines.push(`- Valid versions: ${formatRange(s.validVersions)}; flexible versions: ${formatRange(s.flexibleVersions)}.`);
+    lines.push(
+      `- Valid versions: ${formatRange(s.validVersions)}; flexible versions: ${formatRange(s.flexibleVersions)}.`,
+    );
     if (s.apiKeyUnassigned) {
       lines.push(
         s.apiKey === null
@@ -953,7 +1040,9 @@ class MessageEmitter {
     file.addVariableStatement({
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
-      docs: [`The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${formatRange(s.validVersions)}.\n\n${this.messageDocs()}`],
+      docs: [
+        `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${formatRange(s.validVersions)}.\n\n${this.messageDocs()}`,
+      ],
       declarations: [
         {
           name: s.name,

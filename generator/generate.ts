@@ -92,7 +92,12 @@ export async function loadSchemas(
     const spec = loadSchema(await readFile(file, "utf8"), label, { apiKeys: options.apiKeys ?? {} });
     const previous = byName.get(spec.name);
     if (previous !== undefined) {
-      throw new SchemaError({ file: label, line: 1, column: 1, reason: `message ${spec.name} is also defined in ${previous}` });
+      throw new SchemaError({
+        file: label,
+        line: 1,
+        column: 1,
+        reason: `message ${spec.name} is also defined in ${previous}`,
+      });
     }
     byName.set(spec.name, label);
     messages.push(spec);
@@ -117,7 +122,9 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   const names = messages.map((m) => m.name).sort();
   outputs.set(
     "index.ts",
-    await formatTypeScript(indexModule(names, version, options.schemas.map((s) => toPosix(s)).join(", "), runtimeImport)),
+    await formatTypeScript(
+      indexModule(names, version, options.schemas.map((s) => toPosix(s)).join(", "), runtimeImport),
+    ),
   );
 
   const outDir = path.resolve(cwd, options.out);
@@ -176,7 +183,7 @@ function indexModule(names: readonly string[], version: string, sources: string,
     lines.push("");
     lines.push("/**");
     lines.push(" * Request/response framing for every API above: size prefix, header (version derived from each");
-    lines.push(" * API's flexible versions) and body. See the Kafka protocol guide, \"Requests and Responses\".");
+    lines.push(' * API\'s flexible versions) and body. See the Kafka protocol guide, "Requests and Responses".');
     lines.push(" */");
     lines.push("export const protocol: Protocol = /*@__PURE__*/ defineProtocol({");
     lines.push("  requestHeader: RequestHeader,");

@@ -228,13 +228,18 @@ class Loader {
     const nameNode = this.required(msg, "name", undefined);
     const name = this.string(nameNode, undefined, "name");
     if (!VALID_NAME.test(name)) {
-      this.fail(nameNode, undefined, `invalid message name "${name}" (letters and digits only, starting with a letter)`);
+      this.fail(
+        nameNode,
+        undefined,
+        `invalid message name "${name}" (letters and digits only, starting with a letter)`,
+      );
     }
     this.messageName = name;
     const typeNode = this.required(msg, "type", undefined);
     const typeText = this.string(typeNode, undefined, "type");
     const type = MESSAGE_TYPES.find((t) => t === typeText);
-    if (!type) this.fail(typeNode, undefined, `unknown message type "${typeText}" (expected ${MESSAGE_TYPES.join(", ")})`);
+    if (!type)
+      this.fail(typeNode, undefined, `unknown message type "${typeText}" (expected ${MESSAGE_TYPES.join(", ")})`);
 
     // Versions (Kafka: StructSpec requires validVersions, MessageSpec requires flexibleVersions).
     const validNode = this.required(msg, "validVersions", undefined);
@@ -253,13 +258,19 @@ class Loader {
 
     const flexNode = msg.get("flexibleVersions");
     if (!flexNode) {
-      this.fail(msg.key("flexibleVersions") ?? root, undefined,
-        `missing required key "flexibleVersions" (use "0+" for new messages, "none" for none)`);
+      this.fail(
+        msg.key("flexibleVersions") ?? root,
+        undefined,
+        `missing required key "flexibleVersions" (use "0+" for new messages, "none" for none)`,
+      );
     }
     const flexible = this.versions(flexNode, undefined, "flexibleVersions") ?? null;
     if (flexible !== null && flexible.highest !== MAX_VERSION) {
-      this.fail(flexNode, undefined,
-        `flexibleVersions "${formatRange(flexible)}" must be "none" or open-ended (e.g. "2+")`);
+      this.fail(
+        flexNode,
+        undefined,
+        `flexibleVersions "${formatRange(flexible)}" must be "none" or open-ended (e.g. "2+")`,
+      );
     }
     this.flexibleVersions = flexible;
 
@@ -294,7 +305,8 @@ class Loader {
       if (valid.lowest !== 0 || valid.highest !== 0) {
         this.fail(validNode, undefined, `a coordinator-key message must have "validVersions": "0"`);
       }
-      if (flexible !== null) this.fail(flexNode, undefined, `a coordinator-key message must have "flexibleVersions": "none"`);
+      if (flexible !== null)
+        this.fail(flexNode, undefined, `a coordinator-key message must have "flexibleVersions": "none"`);
     }
 
     // Structs: common structs first (so any field can reference them), then the fields.
@@ -340,7 +352,10 @@ class Loader {
     if (this.doc.apiKeyUnassigned) {
       if (assigned === undefined && requiresKey) {
         const at = this.doc.apiKeyTbdProperty ?? msg.node;
-        this.warn(at, `a ${type} message needs an apiKey; "apiKey": TBD is not assigned (pass it in the apiKeys option)`);
+        this.warn(
+          at,
+          `a ${type} message needs an apiKey; "apiKey": TBD is not assigned (pass it in the apiKeys option)`,
+        );
       }
       return assigned ?? null;
     }
@@ -353,8 +368,11 @@ class Loader {
       return key;
     }
     if (assigned !== undefined) {
-      this.fail(msg.get("name"), undefined,
-        `the apiKeys option assigns ${assigned}, but the schema has no "apiKey" (only "apiKey": TBD can be assigned)`);
+      this.fail(
+        msg.get("name"),
+        undefined,
+        `the apiKeys option assigns ${assigned}, but the schema has no "apiKey" (only "apiKey": TBD can be assigned)`,
+      );
     }
     if (requiresKey) this.fail(msg.key("type"), undefined, `a ${type} message must have an "apiKey"`);
     return null;
@@ -374,7 +392,8 @@ class Loader {
 
   /** HeaderVersions.parse: ranges from 0, contiguous, only the last open-ended, none above validVersions. */
   private checkHeaderVersions(node: JsonNode): void {
-    if (node.type !== "object") this.fail(node, undefined, `"headerVersions" must be an object of version range -> header version`);
+    if (node.type !== "object")
+      this.fail(node, undefined, `"headerVersions" must be an object of version range -> header version`);
     const entries: { range: VersionRange; node: JsonNode }[] = [];
     for (const prop of node.children ?? []) {
       const [keyNode, valueNode] = prop.children ?? [];
@@ -394,10 +413,18 @@ class Loader {
       const previous = entries[i - 1]!.range;
       const current = entries[i]!;
       if (previous.highest === MAX_VERSION) {
-        this.fail(current.node, undefined, `only the last headerVersions range may be open-ended (${formatRange(previous)})`);
+        this.fail(
+          current.node,
+          undefined,
+          `only the last headerVersions range may be open-ended (${formatRange(previous)})`,
+        );
       }
       if (current.range.lowest !== previous.highest + 1) {
-        this.fail(current.node, undefined, `headerVersions ranges must be contiguous: expected a range starting at ${previous.highest + 1}`);
+        this.fail(
+          current.node,
+          undefined,
+          `headerVersions ranges must be contiguous: expected a range starting at ${previous.highest + 1}`,
+        );
       }
     }
     const lastEntry = entries[entries.length - 1]!;
@@ -406,8 +433,11 @@ class Loader {
     }
     for (const entry of entries) {
       if (entry.range.lowest > this.validVersions.highest) {
-        this.fail(entry.node, undefined,
-          `headerVersions range ${formatRange(entry.range)} starts above the highest valid version ${this.validVersions.highest}`);
+        this.fail(
+          entry.node,
+          undefined,
+          `headerVersions range ${formatRange(entry.range)} starts above the highest valid version ${this.validVersions.highest}`,
+        );
       }
     }
   }
@@ -417,7 +447,8 @@ class Loader {
     if (!node) return [];
     return this.items(node, undefined, "commonStructs").map((item, index) => {
       const fallbackPath = `commonStructs[${index}]`;
-      if (item.type !== "object") this.fail(item, fallbackPath, `a common struct must be a JSON object, not ${describeNode(item)}`);
+      if (item.type !== "object")
+        this.fail(item, fallbackPath, `a common struct must be a JSON object, not ${describeNode(item)}`);
       const nameNode = findProperty(item, "name");
       const rawName = nameNode?.type === "string" ? String(nameNode.value) : undefined;
       const structPath = rawName ? `commonStructs.${rawName}` : fallbackPath;
@@ -425,8 +456,11 @@ class Loader {
       const name = this.string(this.required(obj, "name", structPath), structPath, "name");
       if (!VALID_STRUCT_NAME.test(name)) {
         // StructRegistry: "the first letter of structure names must be capitalized".
-        this.fail(obj.get("name"), structPath,
-          `invalid struct name "${name}" (letters and digits only, starting with a capital letter)`);
+        this.fail(
+          obj.get("name"),
+          structPath,
+          `invalid struct name "${name}" (letters and digits only, starting with a capital letter)`,
+        );
       }
       if (name === this.messageName) this.fail(obj.get("name"), structPath, `a struct cannot have the message's name`);
       const existing = this.structsByName.get(name);
@@ -451,7 +485,10 @@ class Loader {
     // Only file names that look like schema names (FetchRequest.json) are compared.
     const base = path.basename(this.file).replace(/\.json$/i, "");
     if (VALID_STRUCT_NAME.test(base) && base !== name) {
-      this.warn(nameNode ?? this.doc.root, `message name "${name}" differs from the file name "${path.basename(this.file)}"`);
+      this.warn(
+        nameNode ?? this.doc.root,
+        `message name "${name}" differs from the file name "${path.basename(this.file)}"`,
+      );
     }
   }
 
@@ -486,10 +523,13 @@ class Loader {
       const other = byProperty.get(spec.propertyName);
       if (other) {
         const at = this.where(other.node);
-        this.fail(findProperty(entry.node, "name") ?? entry.node, spec.schemaPath,
+        this.fail(
+          findProperty(entry.node, "name") ?? entry.node,
+          spec.schemaPath,
           other.spec.name === spec.name
             ? `duplicate field name "${spec.name}" in ${structLabel || "the message"} (first at ${at})`
-            : `field "${spec.name}" clashes with "${other.spec.name}" at ${at}: both become the property "${spec.propertyName}"`);
+            : `field "${spec.name}" clashes with "${other.spec.name}" at ${at}: both become the property "${spec.propertyName}"`,
+        );
       }
       byProperty.set(spec.propertyName, entry);
       if (spec.tag !== null) {
@@ -504,8 +544,11 @@ class Loader {
     for (const entry of [...byTag.values()].sort((a, b) => a.spec.tag! - b.spec.tag!)) {
       const tag = entry.spec.tag!;
       if (tag > 0 && !byTag.has(tag - 1)) {
-        this.fail(entry.tagNode, entry.spec.schemaPath,
-          `tag ${tag} is used but tag ${tag - 1} is not: tags in a struct must be contiguous from 0`);
+        this.fail(
+          entry.tagNode,
+          entry.spec.schemaPath,
+          `tag ${tag} is used but tag ${tag - 1} is not: tags in a struct must be contiguous from 0`,
+        );
       }
     }
     return built.map((b) => b.spec);
@@ -517,7 +560,8 @@ class Loader {
     prefix: string,
   ): { spec: FieldSpec; tagNode: JsonNode | undefined; mapKeyNode: JsonNode | undefined } {
     const join = (segment: string): string => (prefix ? `${prefix}.${segment}` : segment);
-    if (node.type !== "object") this.fail(node, join(`fields[${index}]`), `a field must be a JSON object, not ${describeNode(node)}`);
+    if (node.type !== "object")
+      this.fail(node, join(`fields[${index}]`), `a field must be a JSON object, not ${describeNode(node)}`);
     const nameProp = findProperty(node, "name");
     const rawName = nameProp?.type === "string" ? String(nameProp.value) : undefined;
     const fieldPath = join(rawName && VALID_NAME.test(rawName) ? rawName : `fields[${index}]`);
@@ -539,15 +583,25 @@ class Loader {
     const versionsNode = obj.get("versions");
     let versions = this.versions(versionsNode, fieldPath, "versions");
     if (versions === undefined) {
-      if (tagged === null) this.fail(versionsNode ?? obj.key("versions") ?? node, fieldPath, `missing required key "versions"`);
+      if (tagged === null)
+        this.fail(versionsNode ?? obj.key("versions") ?? node, fieldPath, `missing required key "versions"`);
       versions = tagged;
     }
     const effectiveVersions = intersect(versions, this.validVersions);
 
-    const structName = typeRef.kind === "struct" ? typeRef.name : typeRef.kind === "array" && typeRef.element.kind === "struct" ? typeRef.element.name : undefined;
+    const structName =
+      typeRef.kind === "struct"
+        ? typeRef.name
+        : typeRef.kind === "array" && typeRef.element.kind === "struct"
+          ? typeRef.element.name
+          : undefined;
     const fieldsNode = obj.get("fields");
     if (fieldsNode && structName === undefined) {
-      this.fail(obj.key("fields"), fieldPath, `only struct and struct-array fields can have "fields" (type is ${typeText.trim()})`);
+      this.fail(
+        obj.key("fields"),
+        fieldPath,
+        `only struct and struct-array fields can have "fields" (type is ${typeText.trim()})`,
+      );
     }
 
     const mapKeyNode = obj.get("mapKey");
@@ -559,8 +613,11 @@ class Loader {
     const nullableNode = obj.get("nullableVersions");
     const nullable = this.versions(nullableNode, fieldPath, "nullableVersions") ?? null;
     if (nullable !== null && typeRef.kind === "primitive" && !["string", "bytes", "records"].includes(typeRef.name)) {
-      this.fail(nullableNode, fieldPath,
-        `type ${typeRef.name} cannot be nullable (only string, bytes, records, arrays and structs can)`);
+      this.fail(
+        nullableNode,
+        fieldPath,
+        `type ${typeRef.name} cannot be nullable (only string, bytes, records, arrays and structs can)`,
+      );
     }
 
     const entityNode = obj.get("entityType");
@@ -583,7 +640,14 @@ class Loader {
     const tagNode = obj.get("tag");
     const tag = tagNode ? this.integer(tagNode, fieldPath, "tag", -(2 ** 31), 2 ** 31 - 1) : null;
     this.checkTagged({
-      tag, tagNode, tagged, taggedNode, versions, nullable, mapKey, fieldPath,
+      tag,
+      tagNode,
+      tagged,
+      taggedNode,
+      versions,
+      nullable,
+      mapKey,
+      fieldPath,
       flexible: fieldFlexible === undefined ? this.flexibleVersions : fieldFlexible,
       at: node,
     });
@@ -643,12 +707,19 @@ class Loader {
     }
     if (/^[A-Z]/.test(trimmed)) {
       if (!VALID_STRUCT_NAME.test(trimmed)) {
-        this.fail(node, fieldPath, `invalid struct type name "${trimmed}" (letters and digits only, starting with a capital letter)`);
+        this.fail(
+          node,
+          fieldPath,
+          `invalid struct type name "${trimmed}" (letters and digits only, starting with a capital letter)`,
+        );
       }
       return { kind: "struct", name: trimmed };
     }
-    this.fail(node, fieldPath,
-      `unknown type "${trimmed}" (expected ${PRIMITIVES.join(", ")}, []T, or a struct name starting with a capital letter)`);
+    this.fail(
+      node,
+      fieldPath,
+      `unknown type "${trimmed}" (expected ${PRIMITIVES.join(", ")}, []T, or a struct name starting with a capital letter)`,
+    );
   }
 
   /**
@@ -662,24 +733,37 @@ class Loader {
     versions: Versions,
     typeNode: JsonNode,
   ): StructSpec {
-    if (typeName === this.messageName) this.fail(typeNode, fieldPath, `struct type ${typeName} has the same name as the message`);
+    if (typeName === this.messageName)
+      this.fail(typeNode, fieldPath, `struct type ${typeName} has the same name as the message`);
     const fieldsNode = obj.get("fields");
     const items = fieldsNode ? this.items(fieldsNode, fieldPath, "fields") : undefined;
     const existing = this.structsByName.get(typeName);
     if (existing?.spec.common) {
       if (items && items.length > 0) {
-        this.fail(obj.key("fields"), fieldPath, `cannot re-specify the common struct ${typeName} inline (remove "fields" or rename the struct)`);
+        this.fail(
+          obj.key("fields"),
+          fieldPath,
+          `cannot re-specify the common struct ${typeName} inline (remove "fields" or rename the struct)`,
+        );
       }
       return existing.spec;
     }
     if (existing) {
-      this.fail(typeNode, fieldPath, items
-        ? `struct ${typeName} is defined twice (first by ${existing.definedBy}); inline struct names must be unique`
-        : `struct ${typeName} is defined inline by ${existing.definedBy} and cannot be referenced again; move it to commonStructs`);
+      this.fail(
+        typeNode,
+        fieldPath,
+        items
+          ? `struct ${typeName} is defined twice (first by ${existing.definedBy}); inline struct names must be unique`
+          : `struct ${typeName} is defined inline by ${existing.definedBy} and cannot be referenced again; move it to commonStructs`,
+      );
     }
     if (!items) {
       // Kafka would silently synthesize an empty struct here; it is always a typo or a missing common struct.
-      this.fail(typeNode, fieldPath, `unknown struct type ${typeName}: the field has no "fields" and there is no common struct named ${typeName}`);
+      this.fail(
+        typeNode,
+        fieldPath,
+        `unknown struct type ${typeName}: the field has no "fields" and there is no common struct named ${typeName}`,
+      );
     }
     const entry: StructEntry = {
       spec: { name: typeName, versions, fields: [], common: false },
@@ -694,14 +778,22 @@ class Loader {
 
   private checkEntityType(entityType: string, typeRef: TypeRef, node: JsonNode | undefined, fieldPath: string): void {
     if (!Object.hasOwn(ENTITY_TYPES, entityType)) {
-      this.fail(node, fieldPath, `unknown entityType "${entityType}" (expected ${Object.keys(ENTITY_TYPES).join(", ")})`);
+      this.fail(
+        node,
+        fieldPath,
+        `unknown entityType "${entityType}" (expected ${Object.keys(ENTITY_TYPES).join(", ")})`,
+      );
     }
     const required = ENTITY_TYPES[entityType];
     if (!required) return;
     // EntityType.verifyTypeMatches: arrays are checked by their element type.
     const actual = typeRef.kind === "array" ? typeRef.element : typeRef;
     if (actual.name !== required) {
-      this.fail(node, fieldPath, `entityType ${entityType} requires type ${required} (or []${required}), not ${actual.name}`);
+      this.fail(
+        node,
+        fieldPath,
+        `entityType ${entityType} requires type ${required} (or []${required}), not ${actual.name}`,
+      );
     }
   }
 
@@ -728,19 +820,34 @@ class Loader {
     if (tagged === null) this.fail(tagNode, fieldPath, `"tag" requires "taggedVersions"`);
     const nullableTagged = intersect(nullable, tagged);
     if (nullableTagged !== null && !sameRange(nullableTagged, tagged)) {
-      this.fail(taggedNode, fieldPath,
-        `nullableVersions ${formatRange(nullable)} must cover all or none of taggedVersions ${formatRange(tagged)}`);
+      this.fail(
+        taggedNode,
+        fieldPath,
+        `nullableVersions ${formatRange(nullable)} must cover all or none of taggedVersions ${formatRange(tagged)}`,
+      );
     }
     if (tagged.highest !== MAX_VERSION) {
-      this.fail(taggedNode, fieldPath, `taggedVersions "${formatRange(tagged)}" must be open-ended (e.g. "${tagged.lowest}+")`);
+      this.fail(
+        taggedNode,
+        fieldPath,
+        `taggedVersions "${formatRange(tagged)}" must be open-ended (e.g. "${tagged.lowest}+")`,
+      );
     }
     if (!sameRange(intersect(tagged, versions), tagged)) {
-      this.fail(taggedNode, fieldPath, `taggedVersions ${formatRange(tagged)} must be within the field's versions ${formatRange(versions)}`);
+      this.fail(
+        taggedNode,
+        fieldPath,
+        `taggedVersions ${formatRange(tagged)} must be within the field's versions ${formatRange(versions)}`,
+      );
     }
     if (!sameRange(intersect(tagged, flexible), tagged)) {
-      this.fail(taggedNode, fieldPath, flexible === null
-        ? `tagged fields need flexible versions, but flexibleVersions is "none"`
-        : `taggedVersions ${formatRange(tagged)} must be within flexibleVersions ${formatRange(flexible)} (tagged fields exist only in flexible versions)`);
+      this.fail(
+        taggedNode,
+        fieldPath,
+        flexible === null
+          ? `tagged fields need flexible versions, but flexibleVersions is "none"`
+          : `taggedVersions ${formatRange(tagged)} must be within flexibleVersions ${formatRange(flexible)} (tagged fields exist only in flexible versions)`,
+      );
     }
   }
 
@@ -762,13 +869,25 @@ class Loader {
     versions: Versions,
     nullable: Versions,
   ): DefaultValue {
-    const typeName = typeRef.kind === "primitive" ? typeRef.name : typeRef.kind === "struct" ? typeRef.name : `[]${typeRef.element.name}`;
-    const invalid = (why: string): never => this.fail(node, fieldPath, `invalid default "${text}" for ${typeName}: ${why}`);
+    const typeName =
+      typeRef.kind === "primitive"
+        ? typeRef.name
+        : typeRef.kind === "struct"
+          ? typeRef.name
+          : `[]${typeRef.element.name}`;
+    const invalid = (why: string): never =>
+      this.fail(node, fieldPath, `invalid default "${text}" for ${typeName}: ${why}`);
     const nullDefault = (): DefaultValue => {
       // validateNullDefault: nullableVersions must contain all of the field's versions.
-      if (versions !== null && !(nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)) {
-        this.fail(node, fieldPath,
-          `default "null" needs the field to be nullable in all its versions (versions ${formatRange(versions)}, nullableVersions ${formatRange(nullable)})`);
+      if (
+        versions !== null &&
+        !(nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)
+      ) {
+        this.fail(
+          node,
+          fieldPath,
+          `default "null" needs the field to be nullable in all its versions (versions ${formatRange(versions)}, nullableVersions ${formatRange(nullable)})`,
+        );
       }
       return { kind: "null" };
     };
@@ -798,7 +917,9 @@ class Loader {
         // Kafka: an optional "0x" prefix selects base 16, otherwise a signed decimal.
         const hex = /^0x([0-9a-fA-F]+)$/.exec(text);
         if (!hex && !/^[+-]?[0-9]+$/.test(text)) {
-          return invalid(text === "null" ? `${primitive} fields cannot be null` : "expected a decimal or 0x-prefixed hex integer");
+          return invalid(
+            text === "null" ? `${primitive} fields cannot be null` : "expected a decimal or 0x-prefixed hex integer",
+          );
         }
         const value = hex ? BigInt(`0x${hex[1]}`) : BigInt(text);
         const [min, max] = INT_RANGES[primitive]!;
@@ -817,7 +938,10 @@ class Loader {
         if (text === "") return { kind: "uuid", value: ZERO_UUID };
         // Uuid.fromString: 16 bytes in URL-safe base64 (22 characters; Java's decoder also takes "==").
         const match = /^([A-Za-z0-9_-]{22})(?:==)?$/.exec(text);
-        if (!match) return invalid(text === "null" ? "uuid fields cannot be null" : "expected a 22-character URL-safe base64 uuid");
+        if (!match)
+          return invalid(
+            text === "null" ? "uuid fields cannot be null" : "expected a 22-character URL-safe base64 uuid",
+          );
         return { kind: "uuid", value: Buffer.from(match[1]!, "base64url").toString("base64url") };
       }
       case "bytes":
@@ -827,7 +951,8 @@ class Loader {
         // null is writable (nullable in every version), else start empty.
         if (text !== "" && text !== "null") return invalid(`the only valid defaults for records are empty and "null"`);
         if (text === "null") return nullDefault();
-        return versions === null || (nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)
+        return versions === null ||
+          (nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)
           ? { kind: "null" }
           : { kind: "empty" };
     }
@@ -845,11 +970,17 @@ class Loader {
       const key = String(keyNode.value);
       if (!allowed.includes(key)) {
         const hint = suggest(key, allowed);
-        this.fail(keyNode, fieldPath,
-          `unknown key "${key}" in ${what}${hint ? ` (did you mean "${hint}"?)` : ""}; allowed keys: ${allowed.join(", ")}`);
+        this.fail(
+          keyNode,
+          fieldPath,
+          `unknown key "${key}" in ${what}${hint ? ` (did you mean "${hint}"?)` : ""}; allowed keys: ${allowed.join(", ")}`,
+        );
       }
       if (obj.set(key, keyNode, valueNode)) {
-        this.warn(keyNode, `${fieldPath ? `${fieldPath}: ` : ""}duplicate key "${key}"; the last one wins (as in Kafka's JSON parser)`);
+        this.warn(
+          keyNode,
+          `${fieldPath ? `${fieldPath}: ` : ""}duplicate key "${key}"; the last one wins (as in Kafka's JSON parser)`,
+        );
       }
     }
     return obj;
@@ -864,7 +995,10 @@ class Loader {
   /** Jackson's List deserialisation with ACCEPT_SINGLE_VALUE_AS_ARRAY. */
   private items(node: JsonNode, fieldPath: string | undefined, key: string): JsonNode[] {
     if (node.type === "array") return node.children ?? [];
-    this.warn(node, `${fieldPath ? `${fieldPath}: ` : ""}"${key}" should be an array; a single value is read as a one-element array`);
+    this.warn(
+      node,
+      `${fieldPath ? `${fieldPath}: ` : ""}"${key}" should be an array; a single value is read as a one-element array`,
+    );
     return [node];
   }
 
@@ -885,7 +1019,8 @@ class Loader {
 
   /** An integer (JSON integer or a numeric string, as Jackson coerces) within [min, max]. */
   private integer(node: JsonNode, fieldPath: string | undefined, key: string, min: number, max: number): number {
-    const text = node.type === "number" ? this.raw(node) : node.type === "string" ? String(node.value).trim() : undefined;
+    const text =
+      node.type === "number" ? this.raw(node) : node.type === "string" ? String(node.value).trim() : undefined;
     if (text === undefined || !/^[+-]?[0-9]+$/.test(text)) {
       this.fail(node, fieldPath, `"${key}" must be an integer, not ${describeNode(node)}`);
     }
@@ -907,7 +1042,12 @@ class Loader {
   }
 
   /** Versions.parse: "none", "N", "N-M", "N+" with 0 <= N <= M <= 32767 (surrounding blanks allowed). */
-  private parseVersionText(text: string, node: JsonNode | undefined, fieldPath: string | undefined, key: string): Versions {
+  private parseVersionText(
+    text: string,
+    node: JsonNode | undefined,
+    fieldPath: string | undefined,
+    key: string,
+  ): Versions {
     const trimmed = text.trim();
     if (trimmed === "none") return null;
     const match = /^([0-9]+)(?:(\+)|-([0-9]+))?$/.exec(trimmed);
@@ -919,7 +1059,8 @@ class Loader {
     if (lowest > MAX_VERSION || highest > MAX_VERSION) {
       this.fail(node, fieldPath, `invalid ${key} "${text}": versions must be at most ${MAX_VERSION}`);
     }
-    if (lowest > highest) this.fail(node, fieldPath, `invalid ${key} "${text}": the lowest version is above the highest`);
+    if (lowest > highest)
+      this.fail(node, fieldPath, `invalid ${key} "${text}": the lowest version is above the highest`);
     return { lowest, highest };
   }
 

@@ -372,7 +372,10 @@ function findFirstSyntaxError(text: string): SyntaxProblem | undefined {
     if (/^[A-Za-z_$][\w$]*$/.test(token)) {
       if (expectingKey) return { offset, reason: `property names must be double-quoted strings, found '${token}'` };
       if (token === "TBD") {
-        return { offset, reason: "unexpected identifier 'TBD' (TBD is only accepted as the value of the top-level \"apiKey\")" };
+        return {
+          offset,
+          reason: "unexpected identifier 'TBD' (TBD is only accepted as the value of the top-level \"apiKey\")",
+        };
       }
       return { offset, reason: `unexpected identifier '${shorten(token)}' (strings must be in double quotes)` };
     }

@@ -9,7 +9,12 @@ import { intersect, type VersionRange } from "./model.js";
 export type Condition =
   | { readonly kind: "always" }
   | { readonly kind: "never" }
-  | { readonly kind: "check"; readonly expr: string; readonly inside: VersionRange; readonly outside: VersionRange | null };
+  | {
+      readonly kind: "check";
+      readonly expr: string;
+      readonly inside: VersionRange;
+      readonly outside: VersionRange | null;
+    };
 
 /**
  * The condition "version is in `range`" for a function whose `version` is known to lie in

@@ -578,7 +578,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .argument("<old>", "the older schema file")
     .argument("<new>", "the newer schema file")
     .option("--json", "print the report as JSON (stable shape, `format: 1`)")
-    .addHelpText("after", "\nExample:\n  kafka-wire diff old/StreamsGroupHeartbeatRequest.json schemas/StreamsGroupHeartbeatRequest.json")
+    .addHelpText(
+      "after",
+      "\nExample:\n  kafka-wire diff old/StreamsGroupHeartbeatRequest.json schemas/StreamsGroupHeartbeatRequest.json",
+    )
     .action(async (oldPath: string, newPath: string, flags: { json?: boolean }) => {
       exitCode = await diffCommand(io, oldPath, newPath, flags);
     });

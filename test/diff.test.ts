@@ -59,7 +59,9 @@ function expectChanges(report: DiffReport, severity: "breaking" | "compatible", 
 /** Checks that a snippet occurs in a schema text (whitespace-insensitive), tying an expectation to its source. */
 function expectText(file: string, snippet: string, present = true): void {
   const squash = (s: string): string => s.replace(/[\s\u00a0]+/g, "");
-  expect(squash(readFileSync(file, "utf8")).includes(squash(snippet)), `${path.basename(file)}: ${snippet}`).toBe(present);
+  expect(squash(readFileSync(file, "utf8")).includes(squash(snippet)), `${path.basename(file)}: ${snippet}`).toBe(
+    present,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -72,14 +74,22 @@ const SUBTOPOLOGY_RENAME = (arrayPath: string): Expected => ({
   old: "Subtopology",
   new: "SubtopologyId",
 });
-const ABOUT = (p: string, oldPath?: string): Expected => (oldPath ? { kind: "about-changed", path: p, oldPath } : { kind: "about-changed", path: p });
+const ABOUT = (p: string, oldPath?: string): Expected =>
+  oldPath ? { kind: "about-changed", path: p, oldPath } : { kind: "about-changed", path: p };
 
 /** Heartbeat request, 003 (and 002) → 000: same breaking changes. */
 const HEARTBEAT_BREAKING: readonly Expected[] = [
   // Inserted after MemberEpoch, i.e. mid-struct, at the 4th of 17 regular fields.
   { kind: "field-added", path: "CurrentAssignmentEpoch", new: "int32", versions: "0" },
   // The nullable string TopologyId became the nullable struct Topology at the same place.
-  { kind: "type-changed", path: "Topology", oldPath: "TopologyId", old: "string", new: "struct Topology", versions: "0" },
+  {
+    kind: "type-changed",
+    path: "Topology",
+    oldPath: "TopologyId",
+    old: "string",
+    new: "struct Topology",
+    versions: "0",
+  },
   // commonStructs.Endpoint.Port, reached through UserEndpoint.
   { kind: "type-changed", path: "UserEndpoint.Port", old: "int32", new: "uint16", versions: "0" },
 ];
@@ -152,38 +162,62 @@ describe("diff: the KIP-1071 page versions (003 oldest, 002, 000 newest)", () =>
       expectText(old, `"CurrentAssignmentEpoch"`, false);
       expectText(old, `{ "name": "Subtopology", "type": "string"`);
     }
-    expectText(req000, `{ "name": "MemberEpoch", "type": "int32", "versions": "0+",
+    expectText(
+      req000,
+      `{ "name": "MemberEpoch", "type": "int32", "versions": "0+",
       "about": "The current member epoch; 0 to join the group; -1 to leave the group; -2 to indicate that the static member will rejoin." },
-    { "name": "CurrentAssignmentEpoch", "type": "int32", "versions": "0+"`);
+    { "name": "CurrentAssignmentEpoch", "type": "int32", "versions": "0+"`,
+    );
     expectText(req000, `{ "name": "Topology", "type": "Topology", "versions": "0+", "nullableVersions": "0+"`);
     expectText(req000, `{ "name": "Port", "type": "uint16", "versions": "0+"`);
     expectText(req000, `{ "name": "SubtopologyId", "type": "string"`);
 
     const desc000 = newest("StreamsGroupDescribeResponse");
     for (const old of [seed("003", "StreamsGroupDescribeResponse"), seed("002", "StreamsGroupDescribeResponse")]) {
-      expectText(old, `{ "name": "TopologyId", "type": "string", "versions": "0+",
-          "about": "The ID of the currently initialized topology for this group." }`);
+      expectText(
+        old,
+        `{ "name": "TopologyId", "type": "string", "versions": "0+",
+          "about": "The ID of the currently initialized topology for this group." }`,
+      );
       expectText(old, `{ "name": "Topology", "type": "[]Subtopology", "versions": "0+"`);
-      expectText(old, `{ "name": "ClientHost", "type": "string", "versions": "0+", "about": "The client host." },
-        { "name": "TopologyId", "type": "string", "versions": "0+"`);
+      expectText(
+        old,
+        `{ "name": "ClientHost", "type": "string", "versions": "0+", "about": "The client host." },
+        { "name": "TopologyId", "type": "string", "versions": "0+"`,
+      );
       expectText(old, `"IsClassic"`, false);
     }
     expectText(desc000, `{ "name": "Topology", "type": "Topology", "versions": "0+", "nullableVersions": "0+"`);
-    expectText(desc000, `{ "name": "ClientHost", "type": "string", "versions": "0+", "about": "The client host." },
-      { "name": "TopologyEpoch", "type": "int32", "versions": "0+"`);
-    expectText(desc000, `{ "name": "MemberEpoch", "type": "int32", "versions": "0+", "about": "The member epoch." },
-      { "name": "CurrentAssignmentEpoch", "type": "int32"`);
-    expectText(desc000, `{ "name": "ProcessId", "type": "string", "versions": "0+",
+    expectText(
+      desc000,
+      `{ "name": "ClientHost", "type": "string", "versions": "0+", "about": "The client host." },
+      { "name": "TopologyEpoch", "type": "int32", "versions": "0+"`,
+    );
+    expectText(
+      desc000,
+      `{ "name": "MemberEpoch", "type": "int32", "versions": "0+", "about": "The member epoch." },
+      { "name": "CurrentAssignmentEpoch", "type": "int32"`,
+    );
+    expectText(
+      desc000,
+      `{ "name": "ProcessId", "type": "string", "versions": "0+",
       "about": "Identity of the streams instance that may have multiple clients. " },
-      { "name": "UserEndpoint", "type": "Endpoint"`);
-    expectText(desc000, `{ "name": "IsClassic", "type": "bool", "versions": "0+",
+      { "name": "UserEndpoint", "type": "Endpoint"`,
+    );
+    expectText(
+      desc000,
+      `{ "name": "IsClassic", "type": "bool", "versions": "0+",
       "about": "True for classic members that have not been upgraded yet." }
-    ]}`);
+    ]}`,
+    );
   });
 
   describe("StreamsGroupHeartbeatRequest", () => {
     it("003 → 000: the mid-struct insert, TopologyId → Topology struct and Port int32 → uint16 are breaking", () => {
-      const report = diffSchemaFiles(seed("003", "StreamsGroupHeartbeatRequest"), newest("StreamsGroupHeartbeatRequest"));
+      const report = diffSchemaFiles(
+        seed("003", "StreamsGroupHeartbeatRequest"),
+        newest("StreamsGroupHeartbeatRequest"),
+      );
       expectChanges(report, "breaking", HEARTBEAT_BREAKING);
       expectChanges(report, "compatible", HEARTBEAT_003_000_COMPATIBLE);
       expect(report.commonVersions).toBe("0");
@@ -193,13 +227,19 @@ describe("diff: the KIP-1071 page versions (003 oldest, 002, 000 newest)", () =>
     });
 
     it("002 → 000: the same breaking changes", () => {
-      const report = diffSchemaFiles(seed("002", "StreamsGroupHeartbeatRequest"), newest("StreamsGroupHeartbeatRequest"));
+      const report = diffSchemaFiles(
+        seed("002", "StreamsGroupHeartbeatRequest"),
+        newest("StreamsGroupHeartbeatRequest"),
+      );
       expectChanges(report, "breaking", HEARTBEAT_BREAKING);
       expectChanges(report, "compatible", HEARTBEAT_002_000_COMPATIBLE);
     });
 
     it("003 → 002: only about text changed", () => {
-      const report = diffSchemaFiles(seed("003", "StreamsGroupHeartbeatRequest"), seed("002", "StreamsGroupHeartbeatRequest"));
+      const report = diffSchemaFiles(
+        seed("003", "StreamsGroupHeartbeatRequest"),
+        seed("002", "StreamsGroupHeartbeatRequest"),
+      );
       expectChanges(report, "breaking", []);
       expectChanges(report, "compatible", HEARTBEAT_003_002_COMPATIBLE);
       expect(diffExitCode(report)).toBe(0);
@@ -208,23 +248,37 @@ describe("diff: the KIP-1071 page versions (003 oldest, 002, 000 newest)", () =>
 
   describe("StreamsGroupDescribeResponse", () => {
     it("003 → 000: TopologyId removed, Topology array → struct, Member fields inserted and retyped", () => {
-      const report = diffSchemaFiles(seed("003", "StreamsGroupDescribeResponse"), newest("StreamsGroupDescribeResponse"));
+      const report = diffSchemaFiles(
+        seed("003", "StreamsGroupDescribeResponse"),
+        newest("StreamsGroupDescribeResponse"),
+      );
       expectChanges(report, "breaking", DESCRIBE_BREAKING);
       expectChanges(report, "compatible", DESCRIBE_RENAMES);
     });
 
     it("002 → 000: the same breaking changes", () => {
-      const report = diffSchemaFiles(seed("002", "StreamsGroupDescribeResponse"), newest("StreamsGroupDescribeResponse"));
+      const report = diffSchemaFiles(
+        seed("002", "StreamsGroupDescribeResponse"),
+        newest("StreamsGroupDescribeResponse"),
+      );
       expectChanges(report, "breaking", DESCRIBE_BREAKING);
       // 002 shortened Member.InstanceId's about to "The member instance ID."; 000 has 003's text again.
       expectChanges(report, "compatible", [...DESCRIBE_RENAMES, ABOUT("Groups[].Members[].InstanceId")]);
     });
 
     it("003 → 002: only Member.InstanceId's about text changed", () => {
-      const report = diffSchemaFiles(seed("003", "StreamsGroupDescribeResponse"), seed("002", "StreamsGroupDescribeResponse"));
+      const report = diffSchemaFiles(
+        seed("003", "StreamsGroupDescribeResponse"),
+        seed("002", "StreamsGroupDescribeResponse"),
+      );
       expectChanges(report, "breaking", []);
       expectChanges(report, "compatible", [
-        { kind: "about-changed", path: "Groups[].Members[].InstanceId", old: "The member instance ID for static membership.", new: "The member instance ID." },
+        {
+          kind: "about-changed",
+          path: "Groups[].Members[].InstanceId",
+          old: "The member instance ID for static membership.",
+          new: "The member instance ID.",
+        },
       ]);
     });
   });
@@ -259,8 +313,12 @@ describe("diff: the KIP-1071 page versions (003 oldest, 002, 000 newest)", () =>
     );
     const changeLines = lines.filter((l) => l.startsWith("v"));
     expect(changeLines.slice(0, 3)).toEqual([
-      expect.stringMatching(/^v0 BREAKING field-added CurrentAssignmentEpoch: new field CurrentAssignmentEpoch \(int32\) inserted at position 4 of 17, after MemberEpoch/),
-      expect.stringMatching(/^v0 BREAKING type-changed Topology: string → struct Topology \(field TopologyId replaced by Topology\)/),
+      expect.stringMatching(
+        /^v0 BREAKING field-added CurrentAssignmentEpoch: new field CurrentAssignmentEpoch \(int32\) inserted at position 4 of 17, after MemberEpoch/,
+      ),
+      expect.stringMatching(
+        /^v0 BREAKING type-changed Topology: string → struct Topology \(field TopologyId replaced by Topology\)/,
+      ),
       expect.stringMatching(/^v0 BREAKING type-changed UserEndpoint\.Port: int32 → uint16/),
     ]);
     expect(changeLines.slice(3).every((l) => l.startsWith("v0 compatible "))).toBe(true);
@@ -412,7 +470,9 @@ describeShared("diff: Apache Kafka's schemas", "kafka-schemas", (dir) => {
 
     // Backwards, the same pair drops a version: breaking.
     const back = diffSchemas(pair.new, pair.old);
-    expect(back.changes.map((c) => [c.kind, c.severity, c.versions])).toEqual([["version-removed", "breaking", String(pair.top)]]);
+    expect(back.changes.map((c) => [c.kind, c.severity, c.versions])).toEqual([
+      ["version-removed", "breaking", String(pair.top)],
+    ]);
     expect(diffExitCode(back)).toBe(1);
   });
 
@@ -454,14 +514,17 @@ describeShared("diff: Apache Kafka's schemas", "kafka-schemas", (dir) => {
     const text = readFileSync(file("clients/MetadataResponse.json"), "utf8");
     const doc = parse(text) as { fields: RawField[] };
     const index = doc.fields.findIndex((f) => f.name === "ErrorCode");
-    const old = loadSchema(applyEdits(text, modify(text, ["fields", index], undefined, {})), "MetadataResponse (no ErrorCode)");
+    const old = loadSchema(
+      applyEdits(text, modify(text, ["fields", index], undefined, {})),
+      "MetadataResponse (no ErrorCode)",
+    );
     const report = diffSchemas(old, loadSchema(text, file("clients/MetadataResponse.json")));
     expect(report.changes.map((c) => [c.kind, c.severity, c.path, c.versions, c.new])).toEqual([
       ["field-added", "breaking", "ErrorCode", "13", "int16"],
     ]);
   });
 
-  it("RequestHeader: the ClientId field's own flexibleVersions \"none\" matters in flexible header versions", () => {
+  it('RequestHeader: the ClientId field\'s own flexibleVersions "none" matters in flexible header versions', () => {
     const text = readFileSync(file("clients/RequestHeader.json"), "utf8");
     const edited = text.replace(/("name": "ClientId"[^}]*?),\s*"flexibleVersions": "none"/, "$1");
     expect(edited).not.toBe(text);
@@ -525,17 +588,32 @@ describe("diff: hand-written pairs", () => {
   it("a tagged field added in flexible versions is compatible", () => {
     const report = diffSchemas(
       msg({ fields: fields(F.id) }),
-      msg({ fields: fields(F.id, `{ "name": "Extra", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`) }),
+      msg({
+        fields: fields(
+          F.id,
+          `{ "name": "Extra", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`,
+        ),
+      }),
     );
     expect(report.changes).toEqual([
-      expect.objectContaining({ kind: "tagged-field-added", severity: "compatible", path: "Extra", versions: "1-2", new: "tag 0: string" }),
+      expect.objectContaining({
+        kind: "tagged-field-added",
+        severity: "compatible",
+        path: "Extra",
+        versions: "1-2",
+        new: "tag 0: string",
+      }),
     ]);
     expect(diffExitCode(report)).toBe(0);
   });
 
   it("a tag reused with another type is breaking; removing a tagged field is compatible", () => {
-    const old = msg({ fields: fields(F.id, `{ "name": "Extra", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`) });
-    const reused = msg({ fields: fields(F.id, `{ "name": "Other", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`) });
+    const old = msg({
+      fields: fields(F.id, `{ "name": "Extra", "type": "string", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`),
+    });
+    const reused = msg({
+      fields: fields(F.id, `{ "name": "Other", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`),
+    });
     expect(diffSchemas(old, reused).changes).toEqual([
       expect.objectContaining({
         kind: "tag-type-changed",
@@ -547,7 +625,9 @@ describe("diff: hand-written pairs", () => {
         new: "int32",
       }),
     ]);
-    expect(summary(diffSchemas(old, msg({ fields: fields(F.id) })))).toEqual([["tagged-field-removed", "compatible", "Extra", "1-2"]]);
+    expect(summary(diffSchemas(old, msg({ fields: fields(F.id) })))).toEqual([
+      ["tagged-field-removed", "compatible", "Extra", "1-2"],
+    ]);
   });
 
   it("a tag renamed with the same type is compatible; a tag renumbered is breaking", () => {
@@ -573,22 +653,47 @@ describe("diff: hand-written pairs", () => {
   it("a tagged field's default is on the wire (defaults are not written); a regular field's is not", () => {
     const tagged = (d: string): string =>
       `{ "name": "Extra", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0, "default": "${d}" }`;
-    expect(diffSchemas(msg({ fields: fields(F.id, tagged("0")) }), msg({ fields: fields(F.id, tagged("-1")) })).changes).toEqual([
-      expect.objectContaining({ kind: "default-changed", severity: "breaking", path: "Extra", versions: "1-2", old: "0", new: "-1" }),
+    expect(
+      diffSchemas(msg({ fields: fields(F.id, tagged("0")) }), msg({ fields: fields(F.id, tagged("-1")) })).changes,
+    ).toEqual([
+      expect.objectContaining({
+        kind: "default-changed",
+        severity: "breaking",
+        path: "Extra",
+        versions: "1-2",
+        old: "0",
+        new: "-1",
+      }),
     ]);
     const regular = (d: string): string => `{ "name": "Id", "type": "int32", "versions": "0+", "default": "${d}" }`;
     expect(diffSchemas(msg({ fields: fields(regular("0")) }), msg({ fields: fields(regular("-1")) })).changes).toEqual([
-      expect.objectContaining({ kind: "default-changed", severity: "compatible", path: "Id", versions: "0-2", old: "0", new: "-1" }),
+      expect.objectContaining({
+        kind: "default-changed",
+        severity: "compatible",
+        path: "Id",
+        versions: "0-2",
+        old: "0",
+        new: "-1",
+      }),
     ]);
     // The same value written differently is no change.
-    expect(diffSchemas(msg({ fields: fields(regular("16")) }), msg({ fields: fields(regular("0x10")) })).changes).toEqual([]);
+    expect(
+      diffSchemas(msg({ fields: fields(regular("16")) }), msg({ fields: fields(regular("0x10")) })).changes,
+    ).toEqual([]);
   });
 
   it("nullable → non-nullable is breaking; the widening is compatible for strings, breaking for structs", () => {
     const nonNull = msg({ fields: fields(F.id, F.name) });
     const nullable = msg({ fields: fields(F.id, F.nullableName) });
     expect(diffSchemas(nullable, nonNull).changes).toEqual([
-      expect.objectContaining({ kind: "nullability-narrowed", severity: "breaking", path: "Name", versions: "0-2", old: "nullable", new: "non-nullable" }),
+      expect.objectContaining({
+        kind: "nullability-narrowed",
+        severity: "breaking",
+        path: "Name",
+        versions: "0-2",
+        old: "nullable",
+        new: "non-nullable",
+      }),
     ]);
     const widened = diffSchemas(nonNull, nullable).changes;
     expect(widened).toEqual([
@@ -597,21 +702,34 @@ describe("diff: hand-written pairs", () => {
     expect(widened[0]!.message).toMatch(/old schema rejects a null/);
 
     // Nullable only from version 2 on: only 0-1 narrow.
-    const partly = msg({ fields: fields(F.id, `{ "name": "Name", "type": "string", "versions": "0+", "nullableVersions": "2+" }`) });
+    const partly = msg({
+      fields: fields(F.id, `{ "name": "Name", "type": "string", "versions": "0+", "nullableVersions": "2+" }`),
+    });
     expect(summary(diffSchemas(nullable, partly))).toEqual([["nullability-narrowed", "breaking", "Name", "0-1"]]);
 
     const struct = (nullableVersions: string): string =>
       `{ "name": "Config", "type": "Config", "versions": "0+"${nullableVersions}, "fields": [ ${F.id} ] }`;
-    expect(summary(diffSchemas(msg({ fields: fields(struct("")) }), msg({ fields: fields(struct(`, "nullableVersions": "0+"`)) })))).toEqual([
-      ["nullability-widened", "breaking", "Config", "0-2"],
-    ]);
+    expect(
+      summary(
+        diffSchemas(msg({ fields: fields(struct("")) }), msg({ fields: fields(struct(`, "nullableVersions": "0+"`)) })),
+      ),
+    ).toEqual([["nullability-widened", "breaking", "Config", "0-2"]]);
   });
 
   it("a struct turned into an array (and back) is breaking", () => {
     const struct = `{ "name": "Config", "type": "Config", "versions": "0+", "fields": [ ${F.id} ] }`;
     const array = `{ "name": "Config", "type": "[]Config", "versions": "0+", "fields": [ ${F.id} ] }`;
-    expect(diffSchemas(msg({ fields: fields(F.name, struct) }), msg({ fields: fields(F.name, array) })).changes).toEqual([
-      expect.objectContaining({ kind: "struct-to-array", severity: "breaking", path: "Config", versions: "0-2", old: "struct Config", new: "[]Config" }),
+    expect(
+      diffSchemas(msg({ fields: fields(F.name, struct) }), msg({ fields: fields(F.name, array) })).changes,
+    ).toEqual([
+      expect.objectContaining({
+        kind: "struct-to-array",
+        severity: "breaking",
+        path: "Config",
+        versions: "0-2",
+        old: "struct Config",
+        new: "[]Config",
+      }),
     ]);
     expect(summary(diffSchemas(msg({ fields: fields(array) }), msg({ fields: fields(struct) })))).toEqual([
       ["array-to-struct", "breaking", "Config", "0-2"],
@@ -620,29 +738,64 @@ describe("diff: hand-written pairs", () => {
 
   it("flexibleVersions moved is breaking in the versions whose flexibility changed", () => {
     const list = fields(F.id, F.name, `{ "name": "Items", "type": "[]int32", "versions": "0+" }`);
-    const report = diffSchemas(msg({ flexibleVersions: "1+", fields: list }), msg({ flexibleVersions: "2+", fields: list }));
+    const report = diffSchemas(
+      msg({ flexibleVersions: "1+", fields: list }),
+      msg({ flexibleVersions: "2+", fields: list }),
+    );
     expect(report.changes).toEqual([
-      expect.objectContaining({ kind: "flexible-versions-changed", severity: "breaking", path: "", versions: "1", old: "1+", new: "2+" }),
+      expect.objectContaining({
+        kind: "flexible-versions-changed",
+        severity: "breaking",
+        path: "",
+        versions: "1",
+        old: "1+",
+        new: "2+",
+      }),
     ]);
-    expect(summary(diffSchemas(msg({ flexibleVersions: "none", fields: list }), msg({ flexibleVersions: "0+", fields: list })))).toEqual([
-      ["flexible-versions-changed", "breaking", "", "0-2"],
-    ]);
+    expect(
+      summary(
+        diffSchemas(msg({ flexibleVersions: "none", fields: list }), msg({ flexibleVersions: "0+", fields: list })),
+      ),
+    ).toEqual([["flexible-versions-changed", "breaking", "", "0-2"]]);
   });
 
   it("fields added, removed, reordered or retyped inside existing versions are breaking, with paths and positions", () => {
     const old = msg({ fields: fields(F.id, F.name, F.count) });
-    const added = diffSchemas(old, msg({ fields: fields(F.id, `{ "name": "Epoch", "type": "int32", "versions": "0+" }`, F.name, F.count) }));
+    const added = diffSchemas(
+      old,
+      msg({ fields: fields(F.id, `{ "name": "Epoch", "type": "int32", "versions": "0+" }`, F.name, F.count) }),
+    );
     expect(added.changes).toEqual([
-      expect.objectContaining({ kind: "field-added", severity: "breaking", path: "Epoch", versions: "0-2", new: "int32" }),
+      expect.objectContaining({
+        kind: "field-added",
+        severity: "breaking",
+        path: "Epoch",
+        versions: "0-2",
+        new: "int32",
+      }),
     ]);
     expect(added.changes[0]!.message).toContain("position 2 of 4, after Id");
 
-    expect(summary(diffSchemas(old, msg({ fields: fields(F.id, F.count) })))).toEqual([["field-removed", "breaking", "Name", "0-2"]]);
-    expect(summary(diffSchemas(old, msg({ fields: fields(F.name, F.id, F.count) })))).toEqual([["field-reordered", "breaking", "Id", "0-2"]]);
+    expect(summary(diffSchemas(old, msg({ fields: fields(F.id, F.count) })))).toEqual([
+      ["field-removed", "breaking", "Name", "0-2"],
+    ]);
+    expect(summary(diffSchemas(old, msg({ fields: fields(F.name, F.id, F.count) })))).toEqual([
+      ["field-reordered", "breaking", "Id", "0-2"],
+    ]);
 
-    const retyped = diffSchemas(old, msg({ fields: fields(`{ "name": "Id", "type": "uint16", "versions": "0+" }`, F.name, F.count) }));
+    const retyped = diffSchemas(
+      old,
+      msg({ fields: fields(`{ "name": "Id", "type": "uint16", "versions": "0+" }`, F.name, F.count) }),
+    );
     expect(retyped.changes).toEqual([
-      expect.objectContaining({ kind: "type-changed", severity: "breaking", path: "Id", versions: "0-2", old: "int32", new: "uint16" }),
+      expect.objectContaining({
+        kind: "type-changed",
+        severity: "breaking",
+        path: "Id",
+        versions: "0-2",
+        old: "int32",
+        new: "uint16",
+      }),
     ]);
     expect(retyped.changes[0]!.message).toContain("4 bytes become 2");
 
@@ -653,7 +806,9 @@ describe("diff: hand-written pairs", () => {
 
   it("regular ↔ tagged is breaking", () => {
     const regular = msg({ fields: fields(F.id, `{ "name": "Extra", "type": "int32", "versions": "1+" }`) });
-    const tagged = msg({ fields: fields(F.id, `{ "name": "Extra", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`) });
+    const tagged = msg({
+      fields: fields(F.id, `{ "name": "Extra", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`),
+    });
     expect(summary(diffSchemas(regular, tagged))).toEqual([["tagging-changed", "breaking", "Extra", "1-2"]]);
     expect(summary(diffSchemas(tagged, regular))).toEqual([["tagging-changed", "breaking", "Extra", "1-2"]]);
   });
@@ -679,13 +834,27 @@ describe("diff: hand-written pairs", () => {
       ["about-changed", "compatible", "Group", "GroupId", "The group.", "The group\u00a0 id."],
       ["entity-type-changed", "compatible", "Group", "GroupId", "groupId", "none"],
       ["struct-renamed", "compatible", "Topics", undefined, "Topic", "TopicData"],
-      ["field-renamed", "compatible", "Topics[].PartitionIndexes", "Topics[].Partitions", "Partitions", "PartitionIndexes"],
+      [
+        "field-renamed",
+        "compatible",
+        "Topics[].PartitionIndexes",
+        "Topics[].Partitions",
+        "Partitions",
+        "PartitionIndexes",
+      ],
       ["ignorable-changed", "compatible", "Size", undefined, "false", "true"],
     ]);
     expect(report.breaking).toBe(0);
     // Whitespace-only about edits (incl. no-break spaces) are no change.
-    const spaced = msg({ fields: fields(`{ "name": "Id", "type": "int32", "versions": "0+", "about": "An\u00a0 id. " }`) });
-    expect(diffSchemas(msg({ fields: fields(`{ "name": "Id", "type": "int32", "versions": "0+", "about": "An id." }`) }), spaced).changes).toEqual([]);
+    const spaced = msg({
+      fields: fields(`{ "name": "Id", "type": "int32", "versions": "0+", "about": "An\u00a0 id. " }`),
+    });
+    expect(
+      diffSchemas(
+        msg({ fields: fields(`{ "name": "Id", "type": "int32", "versions": "0+", "about": "An id." }`) }),
+        spaced,
+      ).changes,
+    ).toEqual([]);
   });
 
   it("nested paths use schema names with [] for arrays; a common struct is reported wherever it is used", () => {
@@ -695,7 +864,10 @@ describe("diff: hand-written pairs", () => {
       `{ "name": "Leader", "type": "Endpoint", "versions": "0+" }`,
       `{ "name": "Topics", "type": "[]Topic", "versions": "0+", "fields": [ { "name": "Replicas", "type": "[]Endpoint", "versions": "0+" } ] }`,
     );
-    const report = diffSchemas(msg({ fields: list, commonStructs: common("int32") }), msg({ fields: list, commonStructs: common("uint16") }));
+    const report = diffSchemas(
+      msg({ fields: list, commonStructs: common("int32") }),
+      msg({ fields: list, commonStructs: common("uint16") }),
+    );
     expect(summary(report)).toEqual([
       ["type-changed", "breaking", "Leader.Port", "0-2"],
       ["type-changed", "breaking", "Topics[].Replicas[].Port", "0-2"],
@@ -703,7 +875,10 @@ describe("diff: hand-written pairs", () => {
   });
 
   it("versions: added is compatible, removed is breaking, identical changes merge into ranges", () => {
-    const report = diffSchemas(msg({ validVersions: "0-3", fields: fields(F.id) }), msg({ validVersions: "1-5", fields: fields(F.name) }));
+    const report = diffSchemas(
+      msg({ validVersions: "0-3", fields: fields(F.id) }),
+      msg({ validVersions: "1-5", fields: fields(F.name) }),
+    );
     expect(summary(report)).toEqual([
       ["version-removed", "breaking", "", "0"],
       ["type-changed", "breaking", "Name", "1-3"],
@@ -735,7 +910,10 @@ describe("diff: hand-written pairs", () => {
   it("the JSON report is plain JSON with a stable shape", () => {
     const report = diffSchemas(
       msg({ fields: fields(F.id, F.nullableName) }, "old/TestRequest.json"),
-      msg({ validVersions: "0-3", fields: fields(`{ "name": "Id", "type": "uint16", "versions": "0+" }`, F.name) }, "new/TestRequest.json"),
+      msg(
+        { validVersions: "0-3", fields: fields(`{ "name": "Id", "type": "uint16", "versions": "0+" }`, F.name) },
+        "new/TestRequest.json",
+      ),
     );
     expect(JSON.parse(JSON.stringify(report))).toEqual(report);
     expect(report).toEqual({
@@ -792,9 +970,11 @@ describe("diff: hand-written pairs", () => {
   });
 
   it("diffSchemaFiles refuses two different messages", () => {
-    expect(() => diffSchemaFiles(newest("StreamsGroupHeartbeatRequest"), newest("StreamsGroupDescribeResponse"))).toThrow(SchemaMismatchError);
-    expect(() => diffSchemaFiles(newest("StreamsGroupHeartbeatRequest"), newest("StreamsGroupDescribeResponse"))).toThrow(
-      /StreamsGroupHeartbeatRequest.*StreamsGroupDescribeResponse/,
-    );
+    expect(() =>
+      diffSchemaFiles(newest("StreamsGroupHeartbeatRequest"), newest("StreamsGroupDescribeResponse")),
+    ).toThrow(SchemaMismatchError);
+    expect(() =>
+      diffSchemaFiles(newest("StreamsGroupHeartbeatRequest"), newest("StreamsGroupDescribeResponse")),
+    ).toThrow(/StreamsGroupHeartbeatRequest.*StreamsGroupDescribeResponse/);
   });
 });

@@ -21,7 +21,10 @@ import { StreamsGroupHeartbeatResponse } from "../generated/index.js";
 import { canonicalJson, fromHex, toHex } from "./support/golden.js";
 import { REPO_ROOT } from "./support/shared.js";
 
-const hex = readFileSync(path.join(REPO_ROOT, "examples/StreamsGroupHeartbeatResponse.v0.hex"), "utf8").replace(/\s+/g, "");
+const hex = readFileSync(path.join(REPO_ROOT, "examples/StreamsGroupHeartbeatResponse.v0.hex"), "utf8").replace(
+  /\s+/g,
+  "",
+);
 const json = readFileSync(path.join(REPO_ROOT, "examples/StreamsGroupHeartbeatResponse.v0.json"), "utf8");
 
 it("the shipped example decodes to the shipped JSON", () => {

@@ -50,7 +50,10 @@ describeShared("request and response frames", "kafka-schemas", () => {
   // ControlledShutdown v0 predates client ids: request header v0 = api key, version, correlation id.
   //   00 07 | 00 00 | 00 00 00 05 | BrokerId 3 = 00 00 00 03 -> size 12 = 00 00 00 0c
   it("uses request header v0 for ControlledShutdown v0", () => {
-    const frame = protocol.encodeRequestFrame({ apiKey: 7, apiVersion: 0, correlationId: 5, clientId: "ignored" }, { brokerId: 3 });
+    const frame = protocol.encodeRequestFrame(
+      { apiKey: 7, apiVersion: 0, correlationId: 5, clientId: "ignored" },
+      { brokerId: 3 },
+    );
     expect(toHex(frame)).toBe("0000000c" + "0007" + "0000" + "00000005" + "00000003");
   });
 
@@ -65,7 +68,11 @@ describeShared("request and response frames", "kafka-schemas", () => {
     const decoded = protocol.decodeResponseFrame(h(apiVersionsV3Response), 18, 3);
     expect(decoded.headerVersion).toBe(0);
     expect(decoded.header.correlationId).toBe(7);
-    expect(decoded.body).toMatchObject({ errorCode: 0, apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 4 }], throttleTimeMs: 0 });
+    expect(decoded.body).toMatchObject({
+      errorCode: 0,
+      apiKeys: [{ apiKey: 18, minVersion: 0, maxVersion: 4 }],
+      throttleTimeMs: 0,
+    });
     const again = protocol.encodeResponseFrame({ apiKey: 18, apiVersion: 3, correlationId: 7 }, decoded.body);
     expect(toHex(again)).toBe(toHex(h(apiVersionsV3Response)));
   });
@@ -74,7 +81,10 @@ describeShared("request and response frames", "kafka-schemas", () => {
   //   body: ThrottleTimeMs 10 = 00 00 00 0a | ErrorCode 0 = 00 00 | tagged 00 -> size 5 + 7 = 12
   it("encodes and decodes a flexible response with header v1", () => {
     const expected = "0000000c" + "0000002a" + "00" + "0000000a" + "0000" + "00";
-    const frame = protocol.encodeResponseFrame({ apiKey: 12, apiVersion: 4, correlationId: 42 }, { throttleTimeMs: 10, errorCode: 0 });
+    const frame = protocol.encodeResponseFrame(
+      { apiKey: 12, apiVersion: 4, correlationId: 42 },
+      { throttleTimeMs: 10, errorCode: 0 },
+    );
     expect(toHex(frame)).toBe(expected);
     const decoded = protocol.decodeResponseFrame(frame, 12, 4);
     expect(decoded.headerVersion).toBe(1);

@@ -121,7 +121,9 @@ describeShared("fuzz: the seed messages", "golden/seed", (dir) => {
 });
 
 describeShared("fuzz: every message and version of Apache Kafka's schemas", "golden/kafka", (dir) => {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   it("has the golden vectors of all 280 schemas", () => {
     expect(files).toHaveLength(280);
     expect(sharedDir("kafka-schemas")).not.toBeNull();

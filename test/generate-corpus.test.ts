@@ -16,7 +16,12 @@ const run = promisify(execFile);
 
 function sink() {
   let text = "";
-  return { write: (s: string) => ((text += s), true), get text() { return text; } };
+  return {
+    write: (s: string) => ((text += s), true),
+    get text() {
+      return text;
+    },
+  };
 }
 
 describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schemas) => {
@@ -48,7 +53,9 @@ describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schem
   });
 
   it("imports the runtime from kafka-wire/runtime and compiles under tsc --strict", async () => {
-    const fetch = await import("node:fs/promises").then((fs) => fs.readFile(path.join(dir, "kafka", "FetchRequest.ts"), "utf8"));
+    const fetch = await import("node:fs/promises").then((fs) =>
+      fs.readFile(path.join(dir, "kafka", "FetchRequest.ts"), "utf8"),
+    );
     expect(fetch).toContain('from "kafka-wire/runtime"');
     // Resolve the package specifier to this checkout's runtime, as an installed package would.
     await writeFile(
@@ -69,7 +76,9 @@ describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schem
       }),
     );
     const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
-    const result = await run(process.execPath, [tsc, "-p", dir], { maxBuffer: 16 << 20 }).catch((e: { stdout: string }) => e);
+    const result = await run(process.execPath, [tsc, "-p", dir], { maxBuffer: 16 << 20 }).catch(
+      (e: { stdout: string }) => e,
+    );
     expect(result.stdout).toBe("");
   }, 180_000);
 });

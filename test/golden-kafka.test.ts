@@ -12,7 +12,9 @@ import { canonicalJson, fromHex, readGolden, toHex } from "./support/golden.js";
 import { describeShared } from "./support/shared.js";
 
 describeShared("golden vectors of Apache Kafka's schemas", "golden/kafka", (dir) => {
-  const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   let total = 0;
   for (const file of files) {
     const name = file.replace(/\.json$/, "");

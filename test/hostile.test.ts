@@ -60,7 +60,8 @@ function expectWireError<E extends KafkaWireError>(
   offset: number,
 ): E {
   const e = thrown(fn);
-  if (!(e instanceof cls)) throw new Error(`expected a ${cls.name}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
+  if (!(e instanceof cls))
+    throw new Error(`expected a ${cls.name}, got ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`);
   expect({ code: e.code, path: e.path, offset: e.offset }).toEqual({ code, path, offset });
   // The message names both where and what.
   if (path !== "") expect(e.message).toContain(`at ${path}`);
@@ -68,11 +69,21 @@ function expectWireError<E extends KafkaWireError>(
   return e as E;
 }
 
-function expectDecodeError(fn: () => unknown, code: KafkaWireErrorCode, path: string, offset: number): KafkaDecodeError {
+function expectDecodeError(
+  fn: () => unknown,
+  code: KafkaWireErrorCode,
+  path: string,
+  offset: number,
+): KafkaDecodeError {
   return expectWireError<KafkaDecodeError>(KafkaDecodeError, fn, code, path, offset);
 }
 
-function expectEncodeError(fn: () => unknown, code: KafkaWireErrorCode, path: string, offset: number): KafkaEncodeError {
+function expectEncodeError(
+  fn: () => unknown,
+  code: KafkaWireErrorCode,
+  path: string,
+  offset: number,
+): KafkaEncodeError {
   return expectWireError<KafkaEncodeError>(KafkaEncodeError, fn, code, path, offset);
 }
 
@@ -218,7 +229,11 @@ describe("decode limits: a length larger than the bytes that remain fails before
     // 81 80 80 80 08 = 2^31+1 -> count 2^31, above any Kafka length (values that do not fit the field).
     for (const count of ["ff ff ff ff 07", "80 80 80 80 08", "81 80 80 80 08"]) {
       const { error, grewBy } = measureThrow(() => Req.decode(req({ activeTasks: count }, "activeTasks"), 0));
-      expect(pick(error as KafkaDecodeError), count).toEqual({ code: "INVALID_LENGTH", path: "activeTasks", offset: 17 });
+      expect(pick(error as KafkaDecodeError), count).toEqual({
+        code: "INVALID_LENGTH",
+        path: "activeTasks",
+        offset: 17,
+      });
       expect(grewBy).toBeLessThan(4 * MiB);
     }
   });
@@ -226,7 +241,12 @@ describe("decode limits: a length larger than the bytes that remain fails before
   it("an array of N elements needs N × the element's minimum size: 2 TaskIds need 6 bytes, 5 are not enough", () => {
     // TaskIds is at least 3 bytes: subtopologyId "" (01), partitions [] (01), tagged-field count (00).
     // activeTasks at 17: 03 = 2 elements; then exactly 5 bytes remain -> INVALID_LENGTH at 17.
-    expectDecodeError(() => Req.decode(req({ activeTasks: "03 01 01 00 01 01" }, "activeTasks"), 0), "INVALID_LENGTH", "activeTasks", 17);
+    expectDecodeError(
+      () => Req.decode(req({ activeTasks: "03 01 01 00 01 01" }, "activeTasks"), 0),
+      "INVALID_LENGTH",
+      "activeTasks",
+      17,
+    );
     // With 6 bytes the count passes; the second element's tagged-field count (byte 23) is
     // there, and reading stops at standbyTasks (24), which is missing.
     expectDecodeError(
@@ -270,7 +290,11 @@ describe("decode limits: a length larger than the bytes that remain fails before
     it("an int32 bytes length of 7f ff ff ff -> INVALID_LENGTH at the length, no 2 GiB buffer", () => {
       // 14: protocols count 00 00 00 01 | 18: name 00 00 ("") | 20: metadata length 7f ff ff ff, nothing after.
       const { error, grewBy } = measureThrow(() => JoinGroup.decode(bytes(`${head} 00 00 00 01 00 00 7f ff ff ff`), 2));
-      expect(pick(error as KafkaDecodeError)).toEqual({ code: "INVALID_LENGTH", path: "protocols[0].metadata", offset: 20 });
+      expect(pick(error as KafkaDecodeError)).toEqual({
+        code: "INVALID_LENGTH",
+        path: "protocols[0].metadata",
+        offset: 20,
+      });
       expect(grewBy).toBeLessThan(4 * MiB);
     });
   });
@@ -285,8 +309,18 @@ describe("decode limits: negative lengths other than the null marker", () => {
 
     it("string length ff fe (-2) -> INVALID_LENGTH; 80 00 (-32768) too", () => {
       // 0: groupId length -2, then the rest of an empty v2 request.
-      expectDecodeError(() => JoinGroup.decode(bytes("ff fe 00000000 ffffffff 0000 0000 00000000"), 2), "INVALID_LENGTH", "groupId", 0);
-      expectDecodeError(() => JoinGroup.decode(bytes("80 00 00000000 ffffffff 0000 0000 00000000"), 2), "INVALID_LENGTH", "groupId", 0);
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("ff fe 00000000 ffffffff 0000 0000 00000000"), 2),
+        "INVALID_LENGTH",
+        "groupId",
+        0,
+      );
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("80 00 00000000 ffffffff 0000 0000 00000000"), 2),
+        "INVALID_LENGTH",
+        "groupId",
+        0,
+      );
     });
 
     it("nullable string length ff fe -> INVALID_LENGTH, ff ff -> null (groupInstanceId, v5)", () => {
@@ -298,11 +332,18 @@ describe("decode limits: negative lengths other than the null marker", () => {
         "groupInstanceId",
         12,
       );
-      expect(JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 ffff 0000 00000000"), 5)).toMatchObject({ groupInstanceId: null });
+      expect(JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 ffff 0000 00000000"), 5)).toMatchObject({
+        groupInstanceId: null,
+      });
     });
 
     it("array count ff ff ff fe -> INVALID_LENGTH at 14; bytes length ff ff ff fe -> INVALID_LENGTH at 20", () => {
-      expectDecodeError(() => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 fffffffe"), 2), "INVALID_LENGTH", "protocols", 14);
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 fffffffe"), 2),
+        "INVALID_LENGTH",
+        "protocols",
+        14,
+      );
       expectDecodeError(
         () => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 00000001 0000 fffffffe"), 2),
         "INVALID_LENGTH",
@@ -310,7 +351,12 @@ describe("decode limits: negative lengths other than the null marker", () => {
         20,
       );
       // 80 00 00 00 = -2^31
-      expectDecodeError(() => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 80000000"), 2), "INVALID_LENGTH", "protocols", 14);
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 80000000"), 2),
+        "INVALID_LENGTH",
+        "protocols",
+        14,
+      );
     });
   });
 });
@@ -323,7 +369,12 @@ describe("decode limits: null where the field is not nullable", () => {
 
   it("compact array 00 -> NULL_NOT_ALLOWED at topology.subtopologies (21)", () => {
     // 16: topology 01 | 17: epoch 00 00 00 00 | 21: subtopologies 00 (null, not nullable).
-    expectDecodeError(() => Req.decode(req({ topology: "01 00000000 00" }), 0), "NULL_NOT_ALLOWED", "topology.subtopologies", 21);
+    expectDecodeError(
+      () => Req.decode(req({ topology: "01 00000000 00" }), 0),
+      "NULL_NOT_ALLOWED",
+      "topology.subtopologies",
+      21,
+    );
   });
 
   it("a null element string -> NULL_NOT_ALLOWED at topology.subtopologies[0].sourceTopics[1] (25)", () => {
@@ -339,8 +390,18 @@ describe("decode limits: null where the field is not nullable", () => {
   describeShared("classic null markers", "kafka-schemas", () => {
     it("JoinGroupRequest v2: string ff ff and bytes ff ff ff ff where not nullable -> NULL_NOT_ALLOWED", async () => {
       const JoinGroup = await corpusCodec("JoinGroupRequest");
-      expectDecodeError(() => JoinGroup.decode(bytes("ffff 00000000 ffffffff 0000 0000 00000000"), 2), "NULL_NOT_ALLOWED", "groupId", 0);
-      expectDecodeError(() => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 ffffffff"), 2), "NULL_NOT_ALLOWED", "protocols", 14);
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("ffff 00000000 ffffffff 0000 0000 00000000"), 2),
+        "NULL_NOT_ALLOWED",
+        "groupId",
+        0,
+      );
+      expectDecodeError(
+        () => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 ffffffff"), 2),
+        "NULL_NOT_ALLOWED",
+        "protocols",
+        14,
+      );
       expectDecodeError(
         () => JoinGroup.decode(bytes("0000 00000000 ffffffff 0000 0000 00000001 0000 ffffffff"), 2),
         "NULL_NOT_ALLOWED",
@@ -391,9 +452,15 @@ describe("decode limits: unsigned varints longer than 5 bytes or above 2^32-1, v
 
   it("varlong (no Kafka schema field uses one; the Reader has it): 11 bytes or above 2^64-1 -> INVALID_VARINT", () => {
     // ten continuation bytes, then 01: eleven bytes
-    expect(thrown(() => new Reader(bytes(`${repeatHex("80", 10)} 01`)).uvarlong())).toMatchObject({ code: "INVALID_VARINT", offset: 0 });
+    expect(thrown(() => new Reader(bytes(`${repeatHex("80", 10)} 01`)).uvarlong())).toMatchObject({
+      code: "INVALID_VARINT",
+      offset: 0,
+    });
     // nine ff then 02: 2^63 × 2 = 2^64, above 2^64-1
-    expect(thrown(() => new Reader(bytes(`${repeatHex("ff", 9)} 02`)).uvarlong())).toMatchObject({ code: "INVALID_VARINT", offset: 0 });
+    expect(thrown(() => new Reader(bytes(`${repeatHex("ff", 9)} 02`)).uvarlong())).toMatchObject({
+      code: "INVALID_VARINT",
+      offset: 0,
+    });
     // nine ff then 01: exactly 2^64-1
     expect(new Reader(bytes(`${repeatHex("ff", 9)} 01`)).uvarlong()).toBe(2n ** 64n - 1n);
   });
@@ -403,7 +470,12 @@ describe("decode limits: strings over 32767 UTF-8 bytes", () => {
   it("a compact length of 32768 (81 80 02 = 32769 = length+1) -> STRING_TOO_LONG at 0, before looking at what remains", () => {
     // 32769 = 0x8001: low 7 bits 0000001 -> 81, next 7 bits 0000000 -> 80, then 10 -> 02.
     expectDecodeError(() => Req.decode(bytes("81 80 02"), 0), "STRING_TOO_LONG", "groupId", 0);
-    expectDecodeError(() => Req.decode(bytes(`81 80 02 ${repeatHex("61", 32768)} 01`), 0), "STRING_TOO_LONG", "groupId", 0);
+    expectDecodeError(
+      () => Req.decode(bytes(`81 80 02 ${repeatHex("61", 32768)} 01`), 0),
+      "STRING_TOO_LONG",
+      "groupId",
+      0,
+    );
   });
 
   it("exactly 32767 bytes (80 80 02 = 32768 = length+1) decodes", () => {
@@ -419,9 +491,19 @@ describe("decode limits: strings over 32767 UTF-8 bytes", () => {
     expect(value.groupId).toBe("\ufffd".repeat(10922));
     expect(Req.encode(value, 0).length).toBe(3 + 32766 + 26);
     // 10923 bytes (ac 55 = 10924) -> 32769 bytes: too long once decoded.
-    expectDecodeError(() => Req.decode(bytes(`ac 55 ${repeatHex("80", 10923)} ${hex(req()).slice(3)}`), 0), "STRING_TOO_LONG", "groupId", 0);
+    expectDecodeError(
+      () => Req.decode(bytes(`ac 55 ${repeatHex("80", 10923)} ${hex(req()).slice(3)}`), 0),
+      "STRING_TOO_LONG",
+      "groupId",
+      0,
+    );
     // 32767 bytes of 80 (80 80 02): every byte is replaced, the decoded string is 98301 bytes.
-    expectDecodeError(() => Req.decode(bytes(`80 80 02 ${repeatHex("80", 32767)} ${hex(req()).slice(3)}`), 0), "STRING_TOO_LONG", "groupId", 0);
+    expectDecodeError(
+      () => Req.decode(bytes(`80 80 02 ${repeatHex("80", 32767)} ${hex(req()).slice(3)}`), 0),
+      "STRING_TOO_LONG",
+      "groupId",
+      0,
+    );
   });
 });
 
@@ -434,9 +516,19 @@ describe("decode limits: tagged fields", () => {
   it("an unknown tag above 2^31-1 -> INVALID_TAGGED_FIELDS at the tag (Kafka's tags are Java ints)", () => {
     // StreamsGroupHeartbeatResponse: 33: count 01 | 34: tag 80 80 80 80 08 (= 2^31) | 39: size 00.
     // (Found by the fuzzer: such a tag decoded, and encode then refused to write it back.)
-    expectDecodeError(() => Resp.decode(bytes(`${RESP_BODY} 01 80 80 80 80 08 00`), 0), "INVALID_TAGGED_FIELDS", "", 34);
+    expectDecodeError(
+      () => Resp.decode(bytes(`${RESP_BODY} 01 80 80 80 80 08 00`), 0),
+      "INVALID_TAGGED_FIELDS",
+      "",
+      34,
+    );
     // ff ff ff ff 0f = 2^32-1, the largest unsigned varint, as a tag: same.
-    expectDecodeError(() => Resp.decode(bytes(`${RESP_BODY} 01 ff ff ff ff 0f 00`), 0), "INVALID_TAGGED_FIELDS", "", 34);
+    expectDecodeError(
+      () => Resp.decode(bytes(`${RESP_BODY} 01 ff ff ff ff 0f 00`), 0),
+      "INVALID_TAGGED_FIELDS",
+      "",
+      34,
+    );
     // ff ff ff ff 07 = 2^31-1, the largest tag, is accepted and written back.
     const input = bytes(`${RESP_BODY} 01 ff ff ff ff 07 00`);
     expect(hex(Resp.encode(Resp.decode(input, 0), 0))).toBe(hex(input));
@@ -444,9 +536,19 @@ describe("decode limits: tagged fields", () => {
 
   it("tags repeated or descending -> INVALID_TAGGED_FIELDS at the offending tag (top level)", () => {
     // 33: count 02 | 34: tag 07 | 35: size 01 | 36: aa | 37: tag 07 again
-    expectDecodeError(() => Resp.decode(bytes(`${RESP_BODY} 02 07 01 aa 07 01 bb`), 0), "INVALID_TAGGED_FIELDS", "", 37);
+    expectDecodeError(
+      () => Resp.decode(bytes(`${RESP_BODY} 02 07 01 aa 07 01 bb`), 0),
+      "INVALID_TAGGED_FIELDS",
+      "",
+      37,
+    );
     // 37: tag 06 after 07
-    expectDecodeError(() => Resp.decode(bytes(`${RESP_BODY} 02 07 01 aa 06 01 bb`), 0), "INVALID_TAGGED_FIELDS", "", 37);
+    expectDecodeError(
+      () => Resp.decode(bytes(`${RESP_BODY} 02 07 01 aa 06 01 bb`), 0),
+      "INVALID_TAGGED_FIELDS",
+      "",
+      37,
+    );
   });
 
   it("tags descending inside a nested struct name the struct (userEndpoint)", () => {
@@ -505,7 +607,9 @@ describe("decode limits: tagged fields", () => {
     it("a known tag outside its taggedVersions -> FIELD_NOT_IN_VERSION (OfflineLogDirs, tag 0, is tagged from v1)", () => {
       // BrokerHeartbeatRequest: 0 brokerId int32 | 4 brokerEpoch int64 | 12 currentMetadataOffset int64 |
       // 20 wantFence | 21 wantShutDown | 22 count 01 | 23 tag 00 | 24 size 11 (17) | 25 array 02 (one uuid) | 26..41 uuid
-      const input = bytes("00000000 0000000000000000 0000000000000000 00 00 01 00 11 02 0102030405060708090a0b0c0d0e0f10");
+      const input = bytes(
+        "00000000 0000000000000000 0000000000000000 00 00 01 00 11 02 0102030405060708090a0b0c0d0e0f10",
+      );
       expectDecodeError(() => BrokerHeartbeat.decode(input, 0), "FIELD_NOT_IN_VERSION", "offlineLogDirs", 23);
       // Version 1 has it: the same bytes decode and write back unchanged.
       const v1 = BrokerHeartbeat.decode(input, 1) as { offlineLogDirs: string[] };
@@ -522,7 +626,12 @@ describe("decode options: strictBool, strictUtf8, allowTrailingBytes", () => {
     expect(value.shutdownApplication).toBe(true);
     expect(hex(Req.encode(value, 0))).toBe(hex(req({ shutdownApplication: "01" })));
     expectDecodeError(() => Req.decode(input, 0, { strictBool: true }), "INVALID_VALUE", "shutdownApplication", 25);
-    expectDecodeError(() => Req.decode(req({ shutdownApplication: "ff" }), 0, { strictBool: true }), "INVALID_VALUE", "shutdownApplication", 25);
+    expectDecodeError(
+      () => Req.decode(req({ shutdownApplication: "ff" }), 0, { strictBool: true }),
+      "INVALID_VALUE",
+      "shutdownApplication",
+      25,
+    );
   });
 
   it("invalid UTF-8: U+FFFD by default (as Java), INVALID_STRING at the string's first byte with strictUtf8", () => {
@@ -580,7 +689,13 @@ describe("decode: hostile arguments", () => {
 
   it("decodeFrom with a range outside the input -> INVALID_LENGTH", () => {
     const input = req();
-    for (const [from, to] of [[-1, 27], [0, 28], [5, 4], [0.5, 27], [Number.NaN, 27]] as const) {
+    for (const [from, to] of [
+      [-1, 27],
+      [0, 28],
+      [5, 4],
+      [0.5, 27],
+      [Number.NaN, 27],
+    ] as const) {
       const e = thrown(() => Req.decodeFrom(input, from, to, 0));
       expect(e).toBeInstanceOf(KafkaDecodeError);
       expect((e as KafkaDecodeError).code).toBe("INVALID_LENGTH");
@@ -622,7 +737,10 @@ describe("decisions that follow Kafka", () => {
     expect(value.userEndpoint).toEqual({ host: "", port: 0x1234 });
     expect(hex(Req.encode(value, 0))).toBe(hex(req({ userEndpoint: "01 01 12 34 00" })));
     // 7f is present too; fe and 80 (negative) are null, written back as ff.
-    expect((Req.decode(req({ userEndpoint: "7f 01 12 34 00" }), 0) as Req).userEndpoint).toEqual({ host: "", port: 0x1234 });
+    expect((Req.decode(req({ userEndpoint: "7f 01 12 34 00" }), 0) as Req).userEndpoint).toEqual({
+      host: "",
+      port: 0x1234,
+    });
     for (const marker of ["fe", "80"]) {
       const v = Req.decode(req({ userEndpoint: marker }), 0) as Req;
       expect(v.userEndpoint).toBeNull();
@@ -679,13 +797,23 @@ describe("encode validation: integers against their type's range", () => {
     ["null", null],
     ["a boolean", true],
   ])("int32 given %s -> INVALID_VALUE", (_name, v) => {
-    expectEncodeError(() => Resp.encode(newResp({ memberId: "", throttleTimeMs: v }), 0), "INVALID_VALUE", "throttleTimeMs", 0);
+    expectEncodeError(
+      () => Resp.encode(newResp({ memberId: "", throttleTimeMs: v }), 0),
+      "INVALID_VALUE",
+      "throttleTimeMs",
+      0,
+    );
   });
 
   it("uint16 -1 and 65536 -> INT_OUT_OF_RANGE at userEndpoint.port (23)", () => {
     // request: 21 userEndpoint marker 01 | 22 host 01 | 23 port
     for (const port of [-1, 65536]) {
-      expectEncodeError(() => Req.encode(newReq({ userEndpoint: { host: "", port } }), 0), "INT_OUT_OF_RANGE", "userEndpoint.port", 23);
+      expectEncodeError(
+        () => Req.encode(newReq({ userEndpoint: { host: "", port } }), 0),
+        "INT_OUT_OF_RANGE",
+        "userEndpoint.port",
+        23,
+      );
     }
   });
 
@@ -700,7 +828,12 @@ describe("encode validation: integers against their type's range", () => {
 
   it("bool given a string or a number -> INVALID_VALUE at shutdownApplication (25)", () => {
     for (const v of ["true", 1]) {
-      expectEncodeError(() => Req.encode(newReq({ shutdownApplication: v }), 0), "INVALID_VALUE", "shutdownApplication", 25);
+      expectEncodeError(
+        () => Req.encode(newReq({ shutdownApplication: v }), 0),
+        "INVALID_VALUE",
+        "shutdownApplication",
+        25,
+      );
     }
   });
 
@@ -708,7 +841,12 @@ describe("encode validation: integers against their type's range", () => {
     it("-1 and 2^32 -> INT_OUT_OF_RANGE; ff ff ff ff decodes as 4294967295 and writes back", async () => {
       const ProducerSnapshot = await corpusCodec("ProducerSnapshot");
       for (const crc of [-1, 2 ** 32]) {
-        expectEncodeError(() => ProducerSnapshot.encode(ProducerSnapshot.create({ crc }), 1), "INT_OUT_OF_RANGE", "crc", 0);
+        expectEncodeError(
+          () => ProducerSnapshot.encode(ProducerSnapshot.create({ crc }), 1),
+          "INT_OUT_OF_RANGE",
+          "crc",
+          0,
+        );
       }
       // 0 crc ff ff ff ff | 4 producerEntries count 00 00 00 00
       const input = bytes("ff ff ff ff 00 00 00 00");
@@ -720,32 +858,39 @@ describe("encode validation: integers against their type's range", () => {
 });
 
 describe("encode validation: uuids, strings, nulls, shapes", () => {
-  describeShared("uuid (DeleteTopicsRequest v6: topics at 0, topics[0].name at 1, topics[0].topicId at 2)", "kafka-schemas", () => {
-    it.each([
-      ["not base64", "not-a-uuid-at-all!!!!!"],
-      ["21 characters", "AAAAAAAAAAAAAAAAAAAAA"],
-      ["23 characters", "AAAAAAAAAAAAAAAAAAAAAAA"],
-      ["the standard alphabet's +", "AAAAAAAAAAAAAAAAAAAA+A"],
-      ["non-zero bits after the 16th byte (B = 000001)", "AAAAAAAAAAAAAAAAAAAAAB"],
-      ["the 8-4-4-4-12 hex form", "00000000-0000-0000-0000-000000000000"],
-      ["a number", 0],
-    ])("%s -> INVALID_UUID", async (_name, topicId) => {
-      const DeleteTopics = await corpusCodec("DeleteTopicsRequest");
-      expectEncodeError(
-        () => DeleteTopics.encode(DeleteTopics.create({ topics: [{ name: null, topicId }] }), 6),
-        "INVALID_UUID",
-        "topics[0].topicId",
-        2,
-      );
-    });
+  describeShared(
+    "uuid (DeleteTopicsRequest v6: topics at 0, topics[0].name at 1, topics[0].topicId at 2)",
+    "kafka-schemas",
+    () => {
+      it.each([
+        ["not base64", "not-a-uuid-at-all!!!!!"],
+        ["21 characters", "AAAAAAAAAAAAAAAAAAAAA"],
+        ["23 characters", "AAAAAAAAAAAAAAAAAAAAAAA"],
+        ["the standard alphabet's +", "AAAAAAAAAAAAAAAAAAAA+A"],
+        ["non-zero bits after the 16th byte (B = 000001)", "AAAAAAAAAAAAAAAAAAAAAB"],
+        ["the 8-4-4-4-12 hex form", "00000000-0000-0000-0000-000000000000"],
+        ["a number", 0],
+      ])("%s -> INVALID_UUID", async (_name, topicId) => {
+        const DeleteTopics = await corpusCodec("DeleteTopicsRequest");
+        expectEncodeError(
+          () => DeleteTopics.encode(DeleteTopics.create({ topics: [{ name: null, topicId }] }), 6),
+          "INVALID_UUID",
+          "topics[0].topicId",
+          2,
+        );
+      });
 
-    it("AAAAAAAAAAAAAAAAAAAAAQ (Q = 010000, the low bits zero) is valid", async () => {
-      const DeleteTopics = await corpusCodec("DeleteTopicsRequest");
-      const out = DeleteTopics.encode(DeleteTopics.create({ topics: [{ name: null, topicId: "AAAAAAAAAAAAAAAAAAAAAQ" }] }), 6);
-      // 02 | 00 (name null) | 15 × 00, then 01 | 00 (struct tags) | 00 00 00 00 (timeoutMs) | 00 (tags)
-      expect(hex(out)).toBe(`02 00 ${repeatHex("00", 15)} 01 00 00 00 00 00 00`);
-    });
-  });
+      it("AAAAAAAAAAAAAAAAAAAAAQ (Q = 010000, the low bits zero) is valid", async () => {
+        const DeleteTopics = await corpusCodec("DeleteTopicsRequest");
+        const out = DeleteTopics.encode(
+          DeleteTopics.create({ topics: [{ name: null, topicId: "AAAAAAAAAAAAAAAAAAAAAQ" }] }),
+          6,
+        );
+        // 02 | 00 (name null) | 15 × 00, then 01 | 00 (struct tags) | 00 00 00 00 (timeoutMs) | 00 (tags)
+        expect(hex(out)).toBe(`02 00 ${repeatHex("00", 15)} 01 00 00 00 00 00 00`);
+      });
+    },
+  );
 
   it.each([
     ["a lone high surrogate", "\ud800"],
@@ -788,7 +933,12 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
         },
       ],
     };
-    expectEncodeError(() => Req.encode(newReq({ topology }), 0), "NULL_NOT_ALLOWED", "topology.subtopologies[0].sourceTopics[1]", -1);
+    expectEncodeError(
+      () => Req.encode(newReq({ topology }), 0),
+      "NULL_NOT_ALLOWED",
+      "topology.subtopologies[0].sourceTopics[1]",
+      -1,
+    );
     // StreamsGroupMemberMetadataValue.UserEndpoint is a non-nullable struct.
     const md = StreamsGroupMemberMetadataValue.create({ userEndpoint: null as never });
     expectEncodeError(() => StreamsGroupMemberMetadataValue.encode(md, 0), "NULL_NOT_ALLOWED", "userEndpoint", -1);
@@ -798,14 +948,23 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
     expectEncodeError(() => Req.encode(newReq({ activeTasks: {} }), 0), "INVALID_VALUE", "activeTasks", -1);
     expectEncodeError(() => Req.encode(newReq({ activeTasks: ["x"] }), 0), "INVALID_VALUE", "activeTasks[0]", -1);
     expectEncodeError(() => Req.encode(newReq({ groupId: 5 }), 0), "INVALID_VALUE", "groupId", -1);
-    expectEncodeError(() => Req.encode(newReq({ activeTasks: [{ subtopologyId: "", partitions: "0" }] }), 0), "INVALID_VALUE", "activeTasks[0].partitions", -1);
+    expectEncodeError(
+      () => Req.encode(newReq({ activeTasks: [{ subtopologyId: "", partitions: "0" }] }), 0),
+      "INVALID_VALUE",
+      "activeTasks[0].partitions",
+      -1,
+    );
   });
 
   it("an unknown tagged field with a tag below 0, a duplicate, or data that is not bytes -> INVALID_TAGGED_FIELDS", () => {
-    for (const unknown of [[{ tag: -1, data: new Uint8Array() }], [{ tag: 1, data: [1] }], [
-      { tag: 3, data: new Uint8Array() },
-      { tag: 3, data: new Uint8Array() },
-    ]]) {
+    for (const unknown of [
+      [{ tag: -1, data: new Uint8Array() }],
+      [{ tag: 1, data: [1] }],
+      [
+        { tag: 3, data: new Uint8Array() },
+        { tag: 3, data: new Uint8Array() },
+      ],
+    ]) {
       const e = thrown(() => Req.encode(newReq({ _unknownTaggedFields: unknown }), 0));
       expect(e).toBeInstanceOf(KafkaEncodeError);
       expect((e as KafkaEncodeError).code).toBe("INVALID_TAGGED_FIELDS");
@@ -827,7 +986,12 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
         { tag: 1, data: new Uint8Array() },
       ],
     };
-    expectEncodeError(() => Req.encode(newReq({ userEndpoint }), 0), "INVALID_TAGGED_FIELDS", "userEndpoint._unknownTaggedFields", -1);
+    expectEncodeError(
+      () => Req.encode(newReq({ userEndpoint }), 0),
+      "INVALID_TAGGED_FIELDS",
+      "userEndpoint._unknownTaggedFields",
+      -1,
+    );
   });
 
   it("encodeInto a target too small -> BUFFER_TOO_SMALL, nothing written", () => {
@@ -837,33 +1001,44 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
     expectEncodeError(() => Req.encodeInto(newReq(), 0, new Uint8Array(40), 14), "BUFFER_TOO_SMALL", "", 14);
   });
 
-  describeShared("fields the version does not have (JoinGroupRequest, ApiVersionsResponse, BrokerHeartbeatRequest)", "kafka-schemas", () => {
-    it("a non-default value in a non-ignorable field the version lacks -> FIELD_NOT_IN_VERSION (GroupInstanceId is 5+)", async () => {
-      const JoinGroup = await corpusCodec("JoinGroupRequest");
-      expectEncodeError(() => JoinGroup.encode(JoinGroup.create({ groupInstanceId: "member-1" }), 4), "FIELD_NOT_IN_VERSION", "groupInstanceId", -1);
-      // its default (null) is fine in v4, and the value is fine in v5
-      expect(() => JoinGroup.encode(JoinGroup.create({ groupInstanceId: null }), 4)).not.toThrow();
-      expect(() => JoinGroup.encode(JoinGroup.create({ groupInstanceId: "member-1" }), 5)).not.toThrow();
-    });
+  describeShared(
+    "fields the version does not have (JoinGroupRequest, ApiVersionsResponse, BrokerHeartbeatRequest)",
+    "kafka-schemas",
+    () => {
+      it("a non-default value in a non-ignorable field the version lacks -> FIELD_NOT_IN_VERSION (GroupInstanceId is 5+)", async () => {
+        const JoinGroup = await corpusCodec("JoinGroupRequest");
+        expectEncodeError(
+          () => JoinGroup.encode(JoinGroup.create({ groupInstanceId: "member-1" }), 4),
+          "FIELD_NOT_IN_VERSION",
+          "groupInstanceId",
+          -1,
+        );
+        // its default (null) is fine in v4, and the value is fine in v5
+        expect(() => JoinGroup.encode(JoinGroup.create({ groupInstanceId: null }), 4)).not.toThrow();
+        expect(() => JoinGroup.encode(JoinGroup.create({ groupInstanceId: "member-1" }), 5)).not.toThrow();
+      });
 
-    it("a tagged field the version lacks -> FIELD_NOT_IN_VERSION (BrokerHeartbeatRequest v0 OfflineLogDirs)", async () => {
-      const BrokerHeartbeat = await corpusCodec("BrokerHeartbeatRequest");
-      expectEncodeError(
-        () => BrokerHeartbeat.encode(BrokerHeartbeat.create({ offlineLogDirs: ["AAAAAAAAAAAAAAAAAAAAAA"] }), 0),
-        "FIELD_NOT_IN_VERSION",
-        "offlineLogDirs",
-        -1,
-      );
-    });
+      it("a tagged field the version lacks -> FIELD_NOT_IN_VERSION (BrokerHeartbeatRequest v0 OfflineLogDirs)", async () => {
+        const BrokerHeartbeat = await corpusCodec("BrokerHeartbeatRequest");
+        expectEncodeError(
+          () => BrokerHeartbeat.encode(BrokerHeartbeat.create({ offlineLogDirs: ["AAAAAAAAAAAAAAAAAAAAAA"] }), 0),
+          "FIELD_NOT_IN_VERSION",
+          "offlineLogDirs",
+          -1,
+        );
+      });
 
-    it("an ignorable field the version lacks is silently dropped (ApiVersionsResponse ThrottleTimeMs is 1+, ignorable)", async () => {
-      const ApiVersions = await corpusCodec("ApiVersionsResponse");
-      // v0: errorCode 00 00 | apiKeys count 00 00 00 00 — no throttleTimeMs
-      expect(hex(ApiVersions.encode(ApiVersions.create({ throttleTimeMs: 100 }), 0))).toBe("00 00 00 00 00 00");
-      // v1 has it: ... | 00 00 00 64
-      expect(hex(ApiVersions.encode(ApiVersions.create({ throttleTimeMs: 100 }), 1))).toBe("00 00 00 00 00 00 00 00 00 64");
-    });
-  });
+      it("an ignorable field the version lacks is silently dropped (ApiVersionsResponse ThrottleTimeMs is 1+, ignorable)", async () => {
+        const ApiVersions = await corpusCodec("ApiVersionsResponse");
+        // v0: errorCode 00 00 | apiKeys count 00 00 00 00 — no throttleTimeMs
+        expect(hex(ApiVersions.encode(ApiVersions.create({ throttleTimeMs: 100 }), 0))).toBe("00 00 00 00 00 00");
+        // v1 has it: ... | 00 00 00 64
+        expect(hex(ApiVersions.encode(ApiVersions.create({ throttleTimeMs: 100 }), 1))).toBe(
+          "00 00 00 00 00 00 00 00 00 64",
+        );
+      });
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -945,7 +1120,12 @@ describe("defects (failing until fixed in src/ or generator/)", () => {
     expectDecodeError(() => Req.decode(req().subarray(0, 26), 0), "BUFFER_UNDERFLOW", "", 26);
     // userEndpoint's count (25) as a six-byte varint: today path "userEndpoint.port".
     // 21: marker 01 | 22: host 01 | 23: port 00 00 | 25: count 80 80 80 80 80 01
-    expectDecodeError(() => Req.decode(req({ userEndpoint: "01 01 00 00 80 80 80 80 80 01" }), 0), "INVALID_VARINT", "userEndpoint", 25);
+    expectDecodeError(
+      () => Req.decode(req({ userEndpoint: "01 01 00 00 80 80 80 80 80 01" }), 0),
+      "INVALID_VARINT",
+      "userEndpoint",
+      25,
+    );
   });
 
   it("an array over Kafka's limit (2^31 elements) is a KafkaEncodeError, not a RangeError or a 2^31-step loop", () => {
@@ -966,7 +1146,11 @@ describe("defects (failing until fixed in src/ or generator/)", () => {
     const partitions = huge(0);
     const e1 = thrown(() => Req.encode(newReq({ activeTasks: [{ subtopologyId: "", partitions }] }), 0));
     expect(e1).toBeInstanceOf(KafkaEncodeError);
-    expect(pick(e1 as KafkaEncodeError)).toEqual({ code: "INVALID_LENGTH", path: "activeTasks[0].partitions", offset: -1 });
+    expect(pick(e1 as KafkaEncodeError)).toEqual({
+      code: "INVALID_LENGTH",
+      path: "activeTasks[0].partitions",
+      offset: -1,
+    });
     const tasks = huge({ subtopologyId: "", partitions: [] });
     const e2 = thrown(() => Req.encode(newReq({ activeTasks: tasks }), 0));
     expect(e2).toBeInstanceOf(KafkaEncodeError);
@@ -981,7 +1165,7 @@ describe("defects (failing until fixed in src/ or generator/)", () => {
     expectEncodeError(() => Req.encode(newReq({ userEndpoint: 5 }), 0), "INVALID_VALUE", "userEndpoint", -1);
   });
 
-  it("encode(null) reports the message itself (path \"\"), not its first field", () => {
+  it('encode(null) reports the message itself (path ""), not its first field', () => {
     // Today: INVALID_VALUE "value has the wrong shape: Cannot read properties of null" at groupId.
     const e = thrown(() => Req.encode(null as unknown as Req, 0));
     expect(e).toBeInstanceOf(KafkaEncodeError);

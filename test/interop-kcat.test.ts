@@ -39,7 +39,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KafkaDecodeError, type MessageCodec, type Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
-import { crc32c, findKcat, hex, KafkaTestClient, recordBatch, startKcatMock, type Exchange, type KcatMock } from "./support/kcat.js";
+import {
+  crc32c,
+  findKcat,
+  hex,
+  KafkaTestClient,
+  recordBatch,
+  startKcatMock,
+  type Exchange,
+  type KcatMock,
+} from "./support/kcat.js";
 import { describeShared, isCi } from "./support/shared.js";
 
 /** The topic kcat consumes, so that the mock creates it (4 partitions). */
@@ -172,11 +181,14 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     return client;
   };
 
-  beforeAll(async () => {
-    ({ protocol, messages } = await corpusIndex());
-    mock = await startKcatMock({ kcat, topic: TOPIC, timeoutMs: STARTUP_TIMEOUT_MS });
-    client = await KafkaTestClient.connect(mock.host, mock.port, protocol, { timeoutMs: RESPONSE_TIMEOUT_MS });
-  }, STARTUP_TIMEOUT_MS + RESPONSE_TIMEOUT_MS + 5_000);
+  beforeAll(
+    async () => {
+      ({ protocol, messages } = await corpusIndex());
+      mock = await startKcatMock({ kcat, topic: TOPIC, timeoutMs: STARTUP_TIMEOUT_MS });
+      client = await KafkaTestClient.connect(mock.host, mock.port, protocol, { timeoutMs: RESPONSE_TIMEOUT_MS });
+    },
+    STARTUP_TIMEOUT_MS + RESPONSE_TIMEOUT_MS + 5_000,
+  );
 
   afterAll(async () => {
     client?.close();
@@ -212,7 +224,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     }
     // Not Metadata: the mock stops at v2, Kafka 4 starts at v4 (KIP-896).
     expect(overlap.has(METADATA)).toBe(false);
-    expect(peer.find((r) => r.apiKey === METADATA)!.maxVersion).toBeLessThan(protocol.api(METADATA).request.validVersions.lowest);
+    expect(peer.find((r) => r.apiKey === METADATA)!.maxVersion).toBeLessThan(
+      protocol.api(METADATA).request.validVersions.lowest,
+    );
   });
 
   /**
@@ -238,7 +252,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     let version = 3;
     while (result === undefined) {
       expect(attempts.length, "ApiVersions negotiation does not converge").toBeLessThan(3);
-      const request = protocol.api(API_VERSIONS).request.create(version >= 3 ? { clientSoftwareName: "kafka-wire", clientSoftwareVersion: "0.1.0" } : {});
+      const request = protocol
+        .api(API_VERSIONS)
+        .request.create(version >= 3 ? { clientSoftwareName: "kafka-wire", clientSoftwareVersion: "0.1.0" } : {});
       const exchange = await c().exchange(API_VERSIONS, version, request, RESPONSE_TIMEOUT_MS);
       try {
         const decoded = protocol.decodeApiVersionsResponseFrame(exchange.response, version);
@@ -279,7 +295,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     // The retry at v2, on the same connection, gets the full table.
     expect(result.version).toBe(2);
     expect(result.body.errorCode).toBe(NONE);
-    expect(result.body.apiKeys.map(({ apiKey, minVersion, maxVersion }) => ({ apiKey, minVersion, maxVersion }))).toEqual(peer);
+    expect(
+      result.body.apiKeys.map(({ apiKey, minVersion, maxVersion }) => ({ apiKey, minVersion, maxVersion })),
+    ).toEqual(peer);
   });
 
   describe("data: Produce, Fetch, ListOffsets", () => {
@@ -301,44 +319,55 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
           {
             name: TOPIC,
             // logAppendTimeMs: the mock always answers 1234.
-            partitionResponses: [{ index: 0, errorCode: NONE, baseOffset: 0n, logAppendTimeMs: 1234n, logStartOffset: 0n }],
+            partitionResponses: [
+              { index: 0, errorCode: NONE, baseOffset: 0n, logAppendTimeMs: 1234n, logStartOffset: 0n },
+            ],
           },
         ],
       });
       const unknown = await produce("no-such-topic");
       expect(unknown.body).toMatchObject({
-        responses: [{ name: "no-such-topic", partitionResponses: [{ index: 0, errorCode: UNKNOWN_TOPIC_OR_PARTITION, baseOffset: -1n }] }],
+        responses: [
+          {
+            name: "no-such-topic",
+            partitionResponses: [{ index: 0, errorCode: UNKNOWN_TOPIC_OR_PARTITION, baseOffset: -1n }],
+          },
+        ],
       });
     });
 
     it("Fetch: the batch comes back byte for byte", async () => {
-      const { body } = await c().call<{ responses: { partitions: { records: Uint8Array | null }[] }[] }>(FETCH, top(FETCH), {
-        maxWaitMs: 100,
-        minBytes: 1,
-        maxBytes: 1 << 20,
-        isolationLevel: 0,
-        sessionId: 0,
-        sessionEpoch: -1,
-        topics: [
-          {
-            topic: TOPIC,
-            topicId: ZERO_UUID,
-            partitions: [
-              {
-                partition: 0,
-                currentLeaderEpoch: -1,
-                fetchOffset: 0n,
-                lastFetchedEpoch: -1,
-                logStartOffset: -1n,
-                partitionMaxBytes: 1 << 20,
-                replicaDirectoryId: ZERO_UUID,
-              },
-            ],
-          },
-        ],
-        forgottenTopicsData: [],
-        rackId: "",
-      });
+      const { body } = await c().call<{ responses: { partitions: { records: Uint8Array | null }[] }[] }>(
+        FETCH,
+        top(FETCH),
+        {
+          maxWaitMs: 100,
+          minBytes: 1,
+          maxBytes: 1 << 20,
+          isolationLevel: 0,
+          sessionId: 0,
+          sessionEpoch: -1,
+          topics: [
+            {
+              topic: TOPIC,
+              topicId: ZERO_UUID,
+              partitions: [
+                {
+                  partition: 0,
+                  currentLeaderEpoch: -1,
+                  fetchOffset: 0n,
+                  lastFetchedEpoch: -1,
+                  logStartOffset: -1n,
+                  partitionMaxBytes: 1 << 20,
+                  replicaDirectoryId: ZERO_UUID,
+                },
+              ],
+            },
+          ],
+          forgottenTopicsData: [],
+          rackId: "",
+        },
+      );
       expect(body).toMatchObject({
         throttleTimeMs: 0,
         errorCode: NONE,
@@ -370,7 +399,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
         protocol.api(LIST_OFFSETS).request.create({
           replicaId: -1,
           isolationLevel: 0,
-          topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n /* latest */ }] }],
+          topics: [
+            { name: TOPIC, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n /* latest */ }] },
+          ],
         });
       const expected = {
         throttleTimeMs: 0,
@@ -390,7 +421,10 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
       // Everything before those 4 bytes is a correct v5 response.
       const lenient = protocol.decodeResponseFrame(exchange.response, LIST_OFFSETS, v, { allowTrailingBytes: true });
       expect(lenient.header.correlationId).toBe(exchange.correlationId);
-      expect(lenient.body).toMatchObject({ ...expected, topics: [{ partitions: [{ ...expected.topics[0]!.partitions[0], leaderEpoch: -1 }] }] });
+      expect(lenient.body).toMatchObject({
+        ...expected,
+        topics: [{ partitions: [{ ...expected.topics[0]!.partitions[0], leaderEpoch: -1 }] }],
+      });
 
       // v1–v3 have no LeaderEpoch: a well-formed reply, decoded strictly.
       const { body } = await c().call(LIST_OFFSETS, 3, request(3) as Record<string, unknown>);
@@ -405,13 +439,24 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     it("FindCoordinator: the mock's only broker, at the address we connected to", async () => {
       const { body, decoded } = await c().call(FIND_COORDINATOR, top(FIND_COORDINATOR), { key: GROUP, keyType: 0 });
       expect(decoded.headerVersion).toBe(0);
-      expect(body).toMatchObject({ throttleTimeMs: 0, errorCode: NONE, errorMessage: null, nodeId: 1, host: mock!.host, port: mock!.port });
+      expect(body).toMatchObject({
+        throttleTimeMs: 0,
+        errorCode: NONE,
+        errorMessage: null,
+        nodeId: 1,
+        host: mock!.host,
+        port: mock!.port,
+      });
     });
 
     it("JoinGroup then SyncGroup: our subscription and assignment come back as sent", async () => {
       // The consumer protocol's metadata: int16 version, then ConsumerProtocolSubscription.
       const subscriptionCodec = messages["ConsumerProtocolSubscription"]!;
-      const subscription = new Uint8Array([0, 0, ...subscriptionCodec.encode(subscriptionCodec.create({ topics: [TOPIC], userData: null }), 0)]);
+      const subscription = new Uint8Array([
+        0,
+        0,
+        ...subscriptionCodec.encode(subscriptionCodec.create({ topics: [TOPIC], userData: null }), 0),
+      ]);
       const join = await c().call<{ memberId: string; generationId: number; leader: string }>(
         JOIN_GROUP,
         top(JOIN_GROUP),
@@ -449,7 +494,12 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     });
 
     it("Heartbeat, OffsetCommit and OffsetFetch as the group's member", async () => {
-      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), { groupId: GROUP, generationId, memberId, groupInstanceId: null });
+      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), {
+        groupId: GROUP,
+        generationId,
+        memberId,
+        groupInstanceId: null,
+      });
       expect(heartbeat.body).toMatchObject({ throttleTimeMs: 0, errorCode: NONE });
 
       const commit = await c().call(OFFSET_COMMIT, top(OFFSET_COMMIT), {
@@ -457,11 +507,24 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
         generationIdOrMemberEpoch: generationId,
         memberId,
         groupInstanceId: null,
-        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: "kafka-wire" }] }],
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [
+              { partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: "kafka-wire" },
+            ],
+          },
+        ],
       });
-      expect(commit.body).toMatchObject({ throttleTimeMs: 0, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, errorCode: NONE }] }] });
+      expect(commit.body).toMatchObject({
+        throttleTimeMs: 0,
+        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, errorCode: NONE }] }],
+      });
 
-      const fetch = await c().call(OFFSET_FETCH, top(OFFSET_FETCH), { groupId: GROUP, topics: [{ name: TOPIC, partitionIndexes: [0, 1] }] });
+      const fetch = await c().call(OFFSET_FETCH, top(OFFSET_FETCH), {
+        groupId: GROUP,
+        topics: [{ name: TOPIC, partitionIndexes: [0, 1] }],
+      });
       expect(fetch.body).toMatchObject({
         throttleTimeMs: 0,
         errorCode: NONE,
@@ -469,7 +532,13 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
           {
             name: TOPIC,
             partitions: [
-              { partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, metadata: "kafka-wire", errorCode: NONE },
+              {
+                partitionIndex: 0,
+                committedOffset: 1n,
+                committedLeaderEpoch: -1,
+                metadata: "kafka-wire",
+                errorCode: NONE,
+              },
               { partitionIndex: 1, committedOffset: -1n, committedLeaderEpoch: -1, metadata: null, errorCode: NONE },
             ],
           },
@@ -479,9 +548,19 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
 
     it("unknown members and groups get the exact error codes", async () => {
       const stranger = "no-such-member";
-      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), { groupId: GROUP, generationId, memberId: stranger, groupInstanceId: null });
+      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), {
+        groupId: GROUP,
+        generationId,
+        memberId: stranger,
+        groupInstanceId: null,
+      });
       expect(heartbeat.body).toMatchObject({ errorCode: UNKNOWN_MEMBER_ID });
-      const noGroup = await c().call(HEARTBEAT, top(HEARTBEAT), { groupId: "no-such-group", generationId, memberId, groupInstanceId: null });
+      const noGroup = await c().call(HEARTBEAT, top(HEARTBEAT), {
+        groupId: "no-such-group",
+        generationId,
+        memberId,
+        groupInstanceId: null,
+      });
       expect(noGroup.body).toMatchObject({ errorCode: GROUP_ID_NOT_FOUND });
       const leave = await c().call(LEAVE_GROUP, top(LEAVE_GROUP), { groupId: GROUP, memberId: stranger });
       expect(leave.body).toMatchObject({ throttleTimeMs: 0, errorCode: UNKNOWN_MEMBER_ID });
@@ -489,7 +568,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
       // SyncGroup's error reply: ThrottleTimeMs 0, ErrorCode 25, then Assignment ff ff ff ff
       // (null), which SyncGroupResponse does not allow (non-nullable bytes in every version).
       const v = top(SYNC_GROUP);
-      const request = protocol.api(SYNC_GROUP).request.create({ groupId: GROUP, generationId, memberId: stranger, groupInstanceId: null, assignments: [] });
+      const request = protocol
+        .api(SYNC_GROUP)
+        .request.create({ groupId: GROUP, generationId, memberId: stranger, groupInstanceId: null, assignments: [] });
       const sync = await c().exchange(SYNC_GROUP, v, request, RESPONSE_TIMEOUT_MS);
       const correlation = sync.correlationId.toString(16).padStart(8, "0");
       expect(hex(sync.response)).toBe(`0000000e${correlation}00000000` + "0019" + "ffffffff");
@@ -501,23 +582,35 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     it("LeaveGroup, after which the member is unknown", async () => {
       const leave = await c().call(LEAVE_GROUP, top(LEAVE_GROUP), { groupId: GROUP, memberId });
       expect(leave.body).toMatchObject({ throttleTimeMs: 0, errorCode: NONE });
-      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), { groupId: GROUP, generationId, memberId, groupInstanceId: null });
+      const heartbeat = await c().call(HEARTBEAT, top(HEARTBEAT), {
+        groupId: GROUP,
+        generationId,
+        memberId,
+        groupInstanceId: null,
+      });
       expect(heartbeat.body).toMatchObject({ errorCode: UNKNOWN_MEMBER_ID });
     });
   });
 
   describe("transactions: InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit, EndTxn", () => {
     it("runs a transaction to its commit", async () => {
-      const coordinator = await c().call(FIND_COORDINATOR, top(FIND_COORDINATOR), { key: TRANSACTIONAL_ID, keyType: 1 });
+      const coordinator = await c().call(FIND_COORDINATOR, top(FIND_COORDINATOR), {
+        key: TRANSACTIONAL_ID,
+        keyType: 1,
+      });
       expect(coordinator.body).toMatchObject({ errorCode: NONE, nodeId: 1, host: mock!.host, port: mock!.port });
 
       // InitProducerId is flexible from v2: request header v2, response header v1.
-      const init = await c().call<{ producerId: bigint; producerEpoch: number }>(INIT_PRODUCER_ID, top(INIT_PRODUCER_ID), {
-        transactionalId: TRANSACTIONAL_ID,
-        transactionTimeoutMs: 60_000,
-        producerId: -1n,
-        producerEpoch: -1,
-      });
+      const init = await c().call<{ producerId: bigint; producerEpoch: number }>(
+        INIT_PRODUCER_ID,
+        top(INIT_PRODUCER_ID),
+        {
+          transactionalId: TRANSACTIONAL_ID,
+          transactionTimeoutMs: 60_000,
+          producerId: -1n,
+          producerEpoch: -1,
+        },
+      );
       expect(top(INIT_PRODUCER_ID)).toBeGreaterThanOrEqual(2);
       expect(init.decoded.headerVersion).toBe(1);
       expect(init.body).toMatchObject({ throttleTimeMs: 0, errorCode: NONE, producerEpoch: 0 });
@@ -532,7 +625,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
       });
       expect(add.body).toMatchObject({
         throttleTimeMs: 0,
-        resultsByTopicV3AndBelow: [{ name: TOPIC, resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: NONE }] }],
+        resultsByTopicV3AndBelow: [
+          { name: TOPIC, resultsByPartition: [{ partitionIndex: 0, partitionErrorCode: NONE }] },
+        ],
       });
 
       const addOffsets = await c().call(ADD_OFFSETS_TO_TXN, top(ADD_OFFSETS_TO_TXN), {
@@ -548,13 +643,31 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
         groupId: GROUP,
         producerId,
         producerEpoch,
-        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }] }],
+        topics: [
+          {
+            name: TOPIC,
+            partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: null }],
+          },
+        ],
       });
-      expect(commit.body).toMatchObject({ throttleTimeMs: 0, topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, errorCode: NONE }] }] });
+      expect(commit.body).toMatchObject({
+        throttleTimeMs: 0,
+        topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, errorCode: NONE }] }],
+      });
 
-      const staleEpoch = await c().call(END_TXN, top(END_TXN), { transactionalId: TRANSACTIONAL_ID, producerId, producerEpoch: producerEpoch + 1, committed: true });
+      const staleEpoch = await c().call(END_TXN, top(END_TXN), {
+        transactionalId: TRANSACTIONAL_ID,
+        producerId,
+        producerEpoch: producerEpoch + 1,
+        committed: true,
+      });
       expect(staleEpoch.body).toMatchObject({ errorCode: INVALID_PRODUCER_EPOCH });
-      const end = await c().call(END_TXN, top(END_TXN), { transactionalId: TRANSACTIONAL_ID, producerId, producerEpoch, committed: true });
+      const end = await c().call(END_TXN, top(END_TXN), {
+        transactionalId: TRANSACTIONAL_ID,
+        producerId,
+        producerEpoch,
+        committed: true,
+      });
       expect(end.body).toMatchObject({ throttleTimeMs: 0, errorCode: NONE });
     });
   });
@@ -564,7 +677,9 @@ describeShared("interop with a real peer: kcat's librdkafka mock cluster", "kafk
     const ids = c().sent.map((s) => s.correlationId);
     expect(new Set(ids).size).toBe(ids.length);
     const sent = new Set(c().sent.map(({ apiKey, apiVersion }) => `${apiKey}@${apiVersion}`));
-    const missing = [...overlap].filter(([apiKey, r]) => !sent.has(`${apiKey}@${r.max}`)).map(([, r]) => `${r.name} v${r.max}`);
+    const missing = [...overlap]
+      .filter(([apiKey, r]) => !sent.has(`${apiKey}@${r.max}`))
+      .map(([, r]) => `${r.name} v${r.max}`);
     expect(missing, "APIs of the overlap without an exchange at their highest common version").toEqual([]);
   });
 });

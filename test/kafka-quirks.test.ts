@@ -23,7 +23,12 @@ describeShared("Kafka quirks", "kafka-schemas", () => {
   //     presence marker is an UNSIGNED VARINT (00 = null), not the int8 ff of an untagged field:
   //     tag count 01 | tag 01 | size 01 | marker 00
   const hex = "ff" + "01" + "01" + "00000000" + "00" + "01" + "01" + "01" + "00";
-  const value = { nullableStruct: null, nullableStruct2: { myString: "", myInt: 0 }, nullableStruct3: null, nullableStruct4: null };
+  const value = {
+    nullableStruct: null,
+    nullableStruct2: { myString: "", myInt: 0 },
+    nullableStruct3: null,
+    nullableStruct4: null,
+  };
 
   it("a tagged nullable struct's null is an unsigned varint 0, not int8 -1", () => {
     expect(toHex(nullableStructs.encode(value, 1))).toBe(hex);
@@ -33,7 +38,22 @@ describeShared("Kafka quirks", "kafka-schemas", () => {
   it("a present tagged nullable struct's marker is unsigned varint 1, counted in the field size", () => {
     // NullableStruct3 {MyString "a", MyInt 2}: tag 00 | size 08 = marker 01 + 02 61 ("a") + 00000002 + 00 (no tags)
     const withStruct3 = { ...value, nullableStruct3: { myString: "a", myInt: 2 } };
-    const expected = "ff" + "01" + "01" + "00000000" + "00" + "02" + "00" + "08" + "01" + "0261" + "00000002" + "00" + "01" + "01" + "00";
+    const expected =
+      "ff" +
+      "01" +
+      "01" +
+      "00000000" +
+      "00" +
+      "02" +
+      "00" +
+      "08" +
+      "01" +
+      "0261" +
+      "00000002" +
+      "00" +
+      "01" +
+      "01" +
+      "00";
     expect(toHex(nullableStructs.encode(withStruct3, 1))).toBe(expected);
     expect(nullableStructs.decode(fromHex(expected), 1)).toEqual(withStruct3);
   });

@@ -45,7 +45,6 @@ const SEED = [
   "StreamsGroupMemberMetadataValue",
 ];
 
-
 const bin = (name: string): string => path.join(REPO_ROOT, "node_modules", ".bin", name);
 
 /**

@@ -16,7 +16,9 @@ import { REPO_ROOT } from "./support/shared.js";
 const RUNS = Number(process.env["KAFKA_WIRE_RUNS"] ?? 300);
 const schemaDir = path.join(REPO_ROOT, "schemas");
 
-for (const file of readdirSync(schemaDir).filter((f) => f.endsWith(".json")).sort()) {
+for (const file of readdirSync(schemaDir)
+  .filter((f) => f.endsWith(".json"))
+  .sort()) {
   const spec = loadSchemaFile(path.join(schemaDir, file), { apiKeys: config.apiKeys });
   describe(`${spec.name} properties`, () => {
     roundTripTests(spec, () => (messages as Record<string, MessageCodec<unknown>>)[spec.name]!, RUNS);

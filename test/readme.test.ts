@@ -10,7 +10,9 @@ import { describeShared, REPO_ROOT } from "./support/shared.js";
 describeShared("README", "kafka-schemas", (schemas) => {
   it("lists every API of Kafka's schemas (run `npm run readme:apis` when this fails)", async () => {
     const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
-    const table = readme.slice(readme.indexOf(API_TABLE_START) + API_TABLE_START.length, readme.indexOf(API_TABLE_END)).trim();
+    const table = readme
+      .slice(readme.indexOf(API_TABLE_START) + API_TABLE_START.length, readme.indexOf(API_TABLE_END))
+      .trim();
     const expected = apiTable(await loadSchemas([schemas]));
     expect(table).toBe(expected);
     // 90 request/response pairs; StreamsGroupHeartbeat is api key 88 in Kafka's own schemas.

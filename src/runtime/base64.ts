@@ -46,7 +46,7 @@ function decode(text: string, table: Int8Array, pad: boolean): Uint8Array | null
   }
   const rem = len % 4;
   if (rem === 1) return null;
-  const out = new Uint8Array(((len >> 2) * 3) + (rem === 0 ? 0 : rem - 1));
+  const out = new Uint8Array((len >> 2) * 3 + (rem === 0 ? 0 : rem - 1));
   let o = 0;
   let acc = 0;
   let bits = 0;

@@ -11,13 +11,7 @@ import { Writer } from "./writer.js";
 
 /** Message types of Kafka's schemas (the `"type"` key). */
 export type MessageType =
-  | "request"
-  | "response"
-  | "header"
-  | "data"
-  | "metadata"
-  | "coordinator-key"
-  | "coordinator-value";
+  "request" | "response" | "header" | "data" | "metadata" | "coordinator-key" | "coordinator-value";
 
 /** An inclusive version range; `highest` is 32767 for an open-ended range (`"N+"`). */
 export interface VersionRange {
@@ -79,7 +73,13 @@ export interface MessageCodec<T> {
    * Decodes one message at `offset` and returns it with the offset after its last byte
    * (for messages embedded in a larger buffer, e.g. after a header).
    */
-  decodeFrom(bytes: Uint8Array, offset: number, end: number, version: number, options?: DecodeOptions): {
+  decodeFrom(
+    bytes: Uint8Array,
+    offset: number,
+    end: number,
+    version: number,
+    options?: DecodeOptions,
+  ): {
     /** The decoded message. */
     message: T;
     /** The offset after the message's last byte (where the next data starts). */
@@ -180,13 +180,21 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
         throw new KafkaEncodeError("INVALID_VALUE", "target must be a Uint8Array", -1);
       }
       if (!Number.isInteger(offset) || offset < 0 || offset > target.length) {
-        throw new KafkaEncodeError("BUFFER_TOO_SMALL", `offset ${offset} is outside the target of ${target.length} bytes`, offset);
+        throw new KafkaEncodeError(
+          "BUFFER_TOO_SMALL",
+          `offset ${offset} is outside the target of ${target.length} bytes`,
+          offset,
+        );
       }
       checkMessage(untyped, message);
       const lens: number[] = [];
       const size = checkSize(untyped, def.size(message, version, lens));
       if (target.length - offset < size) {
-        throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes, target has ${target.length - offset} after offset ${offset}`, offset);
+        throw new KafkaEncodeError(
+          "BUFFER_TOO_SMALL",
+          `message needs ${size} bytes, target has ${target.length - offset} after offset ${offset}`,
+          offset,
+        );
       }
       const w = new Writer(target, offset, lens);
       def.write(w, message, version);
@@ -200,7 +208,12 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       return {
         size,
         writeTo(target, offset) {
-          if (!(target instanceof Uint8Array) || !Number.isInteger(offset) || offset < 0 || target.length - offset < size) {
+          if (
+            !(target instanceof Uint8Array) ||
+            !Number.isInteger(offset) ||
+            offset < 0 ||
+            target.length - offset < size
+          ) {
             throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes at offset ${offset}`, offset);
           }
           const w = new Writer(target, offset, lens);
@@ -232,7 +245,11 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
         throw new KafkaDecodeError("INVALID_VALUE", "input must be a Uint8Array", -1);
       }
       if (!(Number.isInteger(offset) && Number.isInteger(end) && offset >= 0 && offset <= end && end <= bytes.length)) {
-        throw new KafkaDecodeError("INVALID_LENGTH", `range ${offset}..${end} is outside the input of ${bytes.length} bytes`, offset);
+        throw new KafkaDecodeError(
+          "INVALID_LENGTH",
+          `range ${offset}..${end} is outside the input of ${bytes.length} bytes`,
+          offset,
+        );
       }
       const r = new Reader(bytes, offset, end, options);
       const message = def.read(r, version);
@@ -240,7 +257,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     },
     create(init) {
       const message = def.create();
-      return init === undefined ? message : Object.assign(message as object, init) as T;
+      return init === undefined ? message : (Object.assign(message as object, init) as T);
     },
     toJson(message, version) {
       checkVersion(untyped, version, false);

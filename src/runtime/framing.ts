@@ -128,7 +128,10 @@ export interface Protocol {
    */
   decodeRequestFrame(frame: Uint8Array, options?: DecodeOptions): DecodedRequest;
   /** `size (int32) | response header | body` for a response to `apiKey` at `apiVersion`. */
-  encodeResponseFrame(header: { readonly apiKey: number; readonly apiVersion: number; readonly correlationId: number }, body: unknown): Uint8Array;
+  encodeResponseFrame(
+    header: { readonly apiKey: number; readonly apiVersion: number; readonly correlationId: number },
+    body: unknown,
+  ): Uint8Array;
   /**
    * Reads a size-prefixed response frame; the caller knows which request it answers.
    * @throws KafkaDecodeError as {@link decodeRequestFrame}.
@@ -167,10 +170,15 @@ function sizePrefixed(header: EncodePlan, body: EncodePlan): Uint8Array {
 
 function checkFrame(frame: Uint8Array): void {
   if (!(frame instanceof Uint8Array)) throw new KafkaDecodeError("INVALID_VALUE", "frame must be a Uint8Array", -1);
-  if (frame.length < 4) throw new KafkaDecodeError("BUFFER_UNDERFLOW", `a frame needs a 4-byte size prefix, got ${frame.length} bytes`, 0);
+  if (frame.length < 4)
+    throw new KafkaDecodeError("BUFFER_UNDERFLOW", `a frame needs a 4-byte size prefix, got ${frame.length} bytes`, 0);
   const size = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getInt32(0);
   if (size !== frame.length - 4) {
-    throw new KafkaDecodeError("INVALID_LENGTH", `size prefix says ${size} bytes, the frame has ${frame.length - 4} after it`, 0);
+    throw new KafkaDecodeError(
+      "INVALID_LENGTH",
+      `size prefix says ${size} bytes, the frame has ${frame.length - 4} after it`,
+      0,
+    );
   }
 }
 
@@ -185,7 +193,8 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     if (codec.apiKey === null || (codec.type !== "request" && codec.type !== "response")) continue;
     const table = codec.type === "request" ? requests : responses;
     const other = table.get(codec.apiKey);
-    if (other !== undefined) throw new Error(`api key ${codec.apiKey} is claimed by both ${other.name} and ${codec.name}`);
+    if (other !== undefined)
+      throw new Error(`api key ${codec.apiKey} is claimed by both ${other.name} and ${codec.name}`);
     table.set(codec.apiKey, codec);
   }
   const apis = new Map<number, ApiCodecs>();
@@ -201,19 +210,30 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     const found = apis.get(apiKey);
     if (found === undefined) {
       const reason = `no API with api key ${apiKey} in this protocol`;
-      throw decoding ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1) : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);
+      throw decoding
+        ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1)
+        : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);
     }
     return found;
   }
 
-  function decodeResponse(frame: Uint8Array, apiKey: number, apiVersion: number, options?: DecodeOptions): DecodedResponse {
+  function decodeResponse(
+    frame: Uint8Array,
+    apiKey: number,
+    apiVersion: number,
+    options?: DecodeOptions,
+  ): DecodedResponse {
     checkFrame(frame);
     const { response } = api(apiKey, true);
     const headerVersion = responseHeaderVersion(response, apiVersion);
     const header = responseHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
     const body = response.decodeFrom(frame, header.offset, frame.length, apiVersion, options);
     if (body.offset !== frame.length && options?.allowTrailingBytes !== true) {
-      throw new KafkaDecodeError("TRAILING_BYTES", `${frame.length - body.offset} bytes remain after the response body`, body.offset);
+      throw new KafkaDecodeError(
+        "TRAILING_BYTES",
+        `${frame.length - body.offset} bytes remain after the response body`,
+        body.offset,
+      );
     }
     return { header: header.message as ResponseHeaderFields, headerVersion, apiVersion, body: body.message };
   }
@@ -236,7 +256,8 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     },
     decodeRequestFrame(frame, options) {
       checkFrame(frame);
-      if (frame.length < 8) throw new KafkaDecodeError("BUFFER_UNDERFLOW", "a request frame needs at least an api key and version", 4);
+      if (frame.length < 8)
+        throw new KafkaDecodeError("BUFFER_UNDERFLOW", "a request frame needs at least an api key and version", 4);
       const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
       const apiKey = view.getInt16(4);
       const apiVersion = view.getInt16(6);
@@ -245,7 +266,11 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
       const header = requestHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
       const body = found.request.decodeFrom(frame, header.offset, frame.length, apiVersion, options);
       if (body.offset !== frame.length && options?.allowTrailingBytes !== true) {
-        throw new KafkaDecodeError("TRAILING_BYTES", `${frame.length - body.offset} bytes remain after the request body`, body.offset);
+        throw new KafkaDecodeError(
+          "TRAILING_BYTES",
+          `${frame.length - body.offset} bytes remain after the request body`,
+          body.offset,
+        );
       }
       return { header: header.message as RequestHeaderFields, headerVersion, api: found, body: body.message };
     },

@@ -94,7 +94,11 @@ export function parseJson(text: string): unknown {
 }
 
 function invalid(expected: string, v: unknown): KafkaDecodeError {
-  return new KafkaDecodeError("INVALID_JSON", `expected ${expected}, got ${isLosslessNumber(v) ? "a number" : describe(v)}`, -1);
+  return new KafkaDecodeError(
+    "INVALID_JSON",
+    `expected ${expected}, got ${isLosslessNumber(v) ? "a number" : describe(v)}`,
+    -1,
+  );
 }
 
 /** A JSON object (a struct). */
@@ -185,7 +189,8 @@ export function readJsonNullableBytes(v: unknown): Uint8Array | null {
 
 /** A uuid in Kafka's 22-character URL-safe base64 form. */
 export function readJsonUuid(v: unknown): string {
-  if (typeof v !== "string" || uuidFromString(v) === null) throw invalid("a uuid in Kafka's 22-character base64 form", v);
+  if (typeof v !== "string" || uuidFromString(v) === null)
+    throw invalid("a uuid in Kafka's 22-character base64 form", v);
   return v;
 }
 

@@ -282,13 +282,21 @@ export class Reader {
 
   private utf8(len: number, at: number): string {
     if (len > MAX_STRING_BYTES) {
-      throw new KafkaDecodeError("STRING_TOO_LONG", `string of ${len} bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`, at);
+      throw new KafkaDecodeError(
+        "STRING_TOO_LONG",
+        `string of ${len} bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`,
+        at,
+      );
     }
     this.checkLength(len, at);
     const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
     // Replacing invalid bytes with U+FFFD (3 bytes each) can make a string too long to write back.
     if (len > MAX_STRING_BYTES / 3 && utf8Length(s) > MAX_STRING_BYTES) {
-      throw new KafkaDecodeError("STRING_TOO_LONG", `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`, at);
+      throw new KafkaDecodeError(
+        "STRING_TOO_LONG",
+        `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`,
+        at,
+      );
     }
     this.pos += len;
     return s;
@@ -484,7 +492,11 @@ export class Reader {
   /** Checks that a known tagged field's payload consumed exactly its declared size. */
   endTaggedField(tag: number, end: number): void {
     if (this.pos !== end) {
-      throw new KafkaDecodeError("TAGGED_FIELD_SIZE", `tagged field ${tag} did not consume exactly its declared size`, this.pos);
+      throw new KafkaDecodeError(
+        "TAGGED_FIELD_SIZE",
+        `tagged field ${tag} did not consume exactly its declared size`,
+        this.pos,
+      );
     }
   }
 

@@ -31,7 +31,11 @@ export function utf8Length(s: string): number {
     } else if (c >= 0xd800 && c <= 0xdfff) {
       const next = i + 1 < n ? s.charCodeAt(i + 1) : 0;
       if (c > 0xdbff || next < 0xdc00 || next > 0xdfff) {
-        throw new KafkaEncodeError("INVALID_STRING", `lone surrogate U+${c.toString(16).toUpperCase()} at index ${i}`, -1);
+        throw new KafkaEncodeError(
+          "INVALID_STRING",
+          `lone surrogate U+${c.toString(16).toUpperCase()} at index ${i}`,
+          -1,
+        );
       }
       // A surrogate pair is two UTF-16 units and four UTF-8 bytes.
       bytes += 2;

@@ -61,7 +61,11 @@ function checkedUtf8Length(s: unknown): number {
   if (typeof s !== "string") throw new KafkaEncodeError("INVALID_VALUE", `expected a string, got ${describe(s)}`, -1);
   const len = utf8Length(s);
   if (len > MAX_STRING_BYTES) {
-    throw new KafkaEncodeError("STRING_TOO_LONG", `string of ${len} UTF-8 bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`, -1);
+    throw new KafkaEncodeError(
+      "STRING_TOO_LONG",
+      `string of ${len} UTF-8 bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`,
+      -1,
+    );
   }
   return len;
 }
@@ -158,16 +162,29 @@ export function reserveLen(lens: number[]): number {
  * order and do not reuse a known tag of this struct.
  */
 export function sizeUnknownTaggedFields(fields: readonly UnknownTaggedField[], knownTags: readonly number[]): number {
-  if (!Array.isArray(fields)) throw new KafkaEncodeError("INVALID_VALUE", `expected an array of unknown tagged fields, got ${describe(fields)}`, -1);
+  if (!Array.isArray(fields))
+    throw new KafkaEncodeError(
+      "INVALID_VALUE",
+      `expected an array of unknown tagged fields, got ${describe(fields)}`,
+      -1,
+    );
   let size = 0;
   let previous = -1;
   for (const f of fields) {
     const tag = f?.tag;
     if (typeof tag !== "number" || tag >>> 0 !== tag || tag > 0x7fffffff || !(f.data instanceof Uint8Array)) {
-      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", "an unknown tagged field needs an integer tag 0..2^31-1 and Uint8Array data", -1);
+      throw new KafkaEncodeError(
+        "INVALID_TAGGED_FIELDS",
+        "an unknown tagged field needs an integer tag 0..2^31-1 and Uint8Array data",
+        -1,
+      );
     }
     if (tag <= previous || knownTags.includes(tag)) {
-      throw new KafkaEncodeError("INVALID_TAGGED_FIELDS", `unknown tagged field ${tag} is out of ascending order or reuses a known tag`, -1);
+      throw new KafkaEncodeError(
+        "INVALID_TAGGED_FIELDS",
+        `unknown tagged field ${tag} is out of ascending order or reuses a known tag`,
+        -1,
+      );
     }
     previous = tag;
     size += uvarintSize(tag) + uvarintSize(f.data.length) + f.data.length;
@@ -334,7 +351,11 @@ export class Writer {
   uuid(v: string): void {
     if (v == null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
     if (!writeUuid(this.buf, this.pos, v)) {
-      throw new KafkaEncodeError("INVALID_UUID", `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`, this.pos);
+      throw new KafkaEncodeError(
+        "INVALID_UUID",
+        `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`,
+        this.pos,
+      );
     }
     this.pos += 16;
   }

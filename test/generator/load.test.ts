@@ -136,7 +136,13 @@ describe("syntax errors", () => {
     ["trailing comma in an array", '{ "a": [1, 2,] }', 1, 13, "trailing comma before ']'"],
     ["unquoted property name", "{ a: 1 }", 1, 3, "property names must be double-quoted strings"],
     ["bare identifier value", '{ "a": TBX }', 1, 8, "unexpected identifier 'TBX'"],
-    ["TBD away from the top-level apiKey", '{ "name": TBD }', 1, 11, "TBD is only accepted as the value of the top-level"],
+    [
+      "TBD away from the top-level apiKey",
+      '{ "name": TBD }',
+      1,
+      11,
+      "TBD is only accepted as the value of the top-level",
+    ],
     ["TBD in a nested apiKey", '{ "x": { "apiKey": TBD } }', 1, 20, "unexpected identifier 'TBD'"],
     ["single-quoted string", "{ 'a': 1 }", 1, 3, "double quotes"],
     ["line break inside a string", '{ "a": "x\ny" }', 1, 8, "unterminated string"],
@@ -161,9 +167,13 @@ describe("syntax errors", () => {
   });
 });
 
-describe("\"apiKey\": TBD", () => {
+describe('"apiKey": TBD', () => {
   it("parses as unassigned, whatever the spacing", () => {
-    for (const text of ['{"apiKey":TBD,"x":1}', '{ "x": 1,\n  "apiKey"  :\t TBD  \n}', '{ "apiKey": /* later */ TBD, "x": 1 }']) {
+    for (const text of [
+      '{"apiKey":TBD,"x":1}',
+      '{ "x": 1,\n  "apiKey"  :\t TBD  \n}',
+      '{ "apiKey": /* later */ TBD, "x": 1 }',
+    ]) {
       const parsed = parseSchemaText(text, "t.json");
       expect(parsed.apiKeyUnassigned).toBe(true);
       expect(parsed.value).toEqual({ x: 1 });
@@ -190,11 +200,17 @@ describe("\"apiKey\": TBD", () => {
   });
 
   it("rejects an assignment that conflicts with a numeric apiKey, or targets a schema without one", () => {
-    expectError(schema({ apiKey: "68" }), { reason: "apiKey 68 conflicts with the apiKeys option, which assigns 88", at: "68" },
-      { apiKeys: { TestRequest: 88 } });
+    expectError(
+      schema({ apiKey: "68" }),
+      { reason: "apiKey 68 conflicts with the apiKeys option, which assigns 88", at: "68" },
+      { apiKeys: { TestRequest: 88 } },
+    );
     expect(loadSchema(schema({ apiKey: "88" }), FILE, { apiKeys: { TestRequest: 88 } }).apiKey).toBe(88);
-    expectError(schema({ apiKey: null }), { reason: "the schema has no \"apiKey\"", at: '"TestRequest"' },
-      { apiKeys: { TestRequest: 88 } });
+    expectError(
+      schema({ apiKey: null }),
+      { reason: 'the schema has no "apiKey"', at: '"TestRequest"' },
+      { apiKeys: { TestRequest: 88 } },
+    );
   });
 });
 
@@ -258,34 +274,80 @@ describe("the KIP-1071 design schemas in schemas/", () => {
 
 describe("validation: message", () => {
   it.each<[string, Parts, Expected]>([
-    ["unknown key (with a suggestion)", { extra: '  "validVersion": "0-3",' },
-      { reason: 'unknown key "validVersion" in the message (did you mean "validVersions"?)', at: '"validVersion":' }],
+    [
+      "unknown key (with a suggestion)",
+      { extra: '  "validVersion": "0-3",' },
+      { reason: 'unknown key "validVersion" in the message (did you mean "validVersions"?)', at: '"validVersion":' },
+    ],
     ["missing name", { name: null }, { reason: 'missing required key "name"', at: { line: 1, column: 1 } }],
     ["missing type", { type: null }, { reason: 'missing required key "type"', at: { line: 1, column: 1 } }],
     ["missing validVersions", { validVersions: null }, { reason: 'missing required key "validVersions"' }],
     ["missing flexibleVersions", { flexibleVersions: null }, { reason: 'missing required key "flexibleVersions"' }],
     ["unknown message type", { type: '"event"' }, { reason: 'unknown message type "event"', at: '"event"' }],
-    ["invalid message name", { name: '"Test Request"' }, { reason: 'invalid message name "Test Request"', at: '"Test Request"' }],
+    [
+      "invalid message name",
+      { name: '"Test Request"' },
+      { reason: 'invalid message name "Test Request"', at: '"Test Request"' },
+    ],
     ["garbage validVersions", { validVersions: '"0-x"' }, { reason: 'invalid validVersions "0-x"', at: '"0-x"' }],
-    ["open-ended validVersions", { validVersions: '"0+"' }, { reason: "must have a maximum version", at: '"0+",\n  "flexibleVersions"' }],
+    [
+      "open-ended validVersions",
+      { validVersions: '"0+"' },
+      { reason: "must have a maximum version", at: '"0+",\n  "flexibleVersions"' },
+    ],
     ["validVersions none", { validVersions: '"none"' }, { reason: '"validVersions": "none" is not supported' }],
-    ["bounded flexibleVersions", { flexibleVersions: '"1-2"' }, { reason: 'must be "none" or open-ended', at: '"1-2"' }],
-    ["request name without the Request suffix", { name: '"TestCall"' }, { reason: 'a request\'s name must end with "Request"' }],
+    [
+      "bounded flexibleVersions",
+      { flexibleVersions: '"1-2"' },
+      { reason: 'must be "none" or open-ended', at: '"1-2"' },
+    ],
+    [
+      "request name without the Request suffix",
+      { name: '"TestCall"' },
+      { reason: 'a request\'s name must end with "Request"' },
+    ],
     ["apiKey out of range", { apiKey: "40000" }, { reason: '"apiKey" 40000 is out of range', at: "40000" }],
     ["apiKey not an integer", { apiKey: "1.5" }, { reason: '"apiKey" must be an integer', at: "1.5" }],
-    ["listeners on a response", { type: '"response"', name: '"TestResponse"', extra: '  "listeners": ["broker"],' },
-      { reason: '"listeners" is only valid for messages of type request' }],
-    ["unknown listener", { extra: '  "listeners": ["broker", "zookeeper"],' }, { reason: 'unknown listener "zookeeper"', at: '"zookeeper"' }],
-    ["latestVersionUnstable on a response", { type: '"response"', name: '"TestResponse"', extra: '  "latestVersionUnstable": true,' },
-      { reason: '"latestVersionUnstable" is only valid for messages of type request' }],
-    ["coordinator-key with flexible versions", { type: '"coordinator-key"', name: '"TestKey"', validVersions: '"0"', flexibleVersions: '"0+"' },
-      { reason: 'a coordinator-key message must have "flexibleVersions": "none"' }],
-    ["coordinator-value without apiKey", { apiKey: null, type: '"coordinator-value"', name: '"TestValue"' },
-      { reason: 'a coordinator-value message must have an "apiKey"' }],
-    ["headerVersions not starting at 0", { extra: '  "headerVersions": { "1+": "2" },' }, { reason: "headerVersions must start at version 0", at: '"1+": "2"' }],
-    ["headerVersions with a gap", { extra: '  "headerVersions": { "0": "1", "2+": "2" },' }, { reason: "must be contiguous", at: '"2+"' }],
-    ["headerVersions on a data message", { apiKey: null, type: '"data"', name: '"TestData"', extra: '  "headerVersions": { "0+": "1" },' },
-      { reason: '"headerVersions" is only valid for messages of type request or response' }],
+    [
+      "listeners on a response",
+      { type: '"response"', name: '"TestResponse"', extra: '  "listeners": ["broker"],' },
+      { reason: '"listeners" is only valid for messages of type request' },
+    ],
+    [
+      "unknown listener",
+      { extra: '  "listeners": ["broker", "zookeeper"],' },
+      { reason: 'unknown listener "zookeeper"', at: '"zookeeper"' },
+    ],
+    [
+      "latestVersionUnstable on a response",
+      { type: '"response"', name: '"TestResponse"', extra: '  "latestVersionUnstable": true,' },
+      { reason: '"latestVersionUnstable" is only valid for messages of type request' },
+    ],
+    [
+      "coordinator-key with flexible versions",
+      { type: '"coordinator-key"', name: '"TestKey"', validVersions: '"0"', flexibleVersions: '"0+"' },
+      { reason: 'a coordinator-key message must have "flexibleVersions": "none"' },
+    ],
+    [
+      "coordinator-value without apiKey",
+      { apiKey: null, type: '"coordinator-value"', name: '"TestValue"' },
+      { reason: 'a coordinator-value message must have an "apiKey"' },
+    ],
+    [
+      "headerVersions not starting at 0",
+      { extra: '  "headerVersions": { "1+": "2" },' },
+      { reason: "headerVersions must start at version 0", at: '"1+": "2"' },
+    ],
+    [
+      "headerVersions with a gap",
+      { extra: '  "headerVersions": { "0": "1", "2+": "2" },' },
+      { reason: "must be contiguous", at: '"2+"' },
+    ],
+    [
+      "headerVersions on a data message",
+      { apiKey: null, type: '"data"', name: '"TestData"', extra: '  "headerVersions": { "0+": "1" },' },
+      { reason: '"headerVersions" is only valid for messages of type request or response' },
+    ],
   ])("%s", (_title, parts, expected) => {
     expectError(schema(parts), expected);
   });
@@ -296,9 +358,13 @@ describe("validation: message", () => {
   });
 
   it("accepts valid headerVersions, listeners and latestVersionUnstable", () => {
-    const spec = loadSchema(schema({
-      extra: '  "headerVersions": { "0": "1", "1+": "2" },\n  "listeners": ["broker", "controller"],\n  "latestVersionUnstable": true,',
-    }), FILE);
+    const spec = loadSchema(
+      schema({
+        extra:
+          '  "headerVersions": { "0": "1", "1+": "2" },\n  "listeners": ["broker", "controller"],\n  "latestVersionUnstable": true,',
+      }),
+      FILE,
+    );
     expect(spec.listeners).toEqual(["broker", "controller"]);
     expect(spec.latestVersionUnstable).toBe(true);
   });
@@ -310,149 +376,365 @@ describe("validation: fields", () => {
   const FOO_COMMON = common(`      { "name": "X", "type": "int32", "versions": "0+" }`);
 
   it.each<[string, string, Expected, string?]>([
-    ["unknown field key", `    { "name": "Id", "type": "int32", "versions": "0+", "nullable": "0+" }`,
-      { path: "Id", reason: 'unknown key "nullable" in a field', at: '"nullable"' }],
-    ["misspelt field key", `    { "name": "Id", "type": "int32", "versions": "0+", "nullableVersion": "0+" }`,
-      { path: "Id", reason: 'did you mean "nullableVersions"?' }],
-    ["missing field name", `    { "type": "int32", "versions": "0+" }`,
-      { path: "fields[0]", reason: 'missing required key "name"', at: "{ \"type\"" }],
-    ["invalid field name", `    { "name": "my-field", "type": "int32", "versions": "0+" }`,
-      { path: "fields[0]", reason: 'invalid field name "my-field"', at: '"my-field"' }],
+    [
+      "unknown field key",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "nullable": "0+" }`,
+      { path: "Id", reason: 'unknown key "nullable" in a field', at: '"nullable"' },
+    ],
+    [
+      "misspelt field key",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "nullableVersion": "0+" }`,
+      { path: "Id", reason: 'did you mean "nullableVersions"?' },
+    ],
+    [
+      "missing field name",
+      `    { "type": "int32", "versions": "0+" }`,
+      { path: "fields[0]", reason: 'missing required key "name"', at: '{ "type"' },
+    ],
+    [
+      "invalid field name",
+      `    { "name": "my-field", "type": "int32", "versions": "0+" }`,
+      { path: "fields[0]", reason: 'invalid field name "my-field"', at: '"my-field"' },
+    ],
     ["missing type", `    { "name": "Id", "versions": "0+" }`, { path: "Id", reason: 'missing required key "type"' }],
-    ["missing versions", `    { "name": "Id", "type": "int32" }`, { path: "Id", reason: 'missing required key "versions"' }],
-    ["garbage versions", `    { "name": "Id", "type": "int32", "versions": "1-x" }`,
-      { path: "Id", reason: 'invalid versions "1-x" (expected "N", "N-M", "N+" or "none")', at: '"1-x"' }],
-    ["reversed versions", `    { "name": "Id", "type": "int32", "versions": "3-1" }`,
-      { path: "Id", reason: "the lowest version is above the highest", at: '"3-1"' }],
-    ["versions above 32767", `    { "name": "Id", "type": "int32", "versions": "40000" }`,
-      { path: "Id", reason: "versions must be at most 32767" }],
-    ["unknown type", `    { "name": "Id", "type": "int42", "versions": "0+" }`,
-      { path: "Id", reason: 'unknown type "int42"', at: '"int42"' }],
-    ["lower-case struct name", `    { "name": "Items", "type": "[]item", "versions": "0+", "fields": [] }`,
-      { path: "Items", reason: 'unknown type "item"' }],
-    ["array of arrays", `    { "name": "Ids", "type": "[][]int32", "versions": "0+" }`,
-      { path: "Ids", reason: "arrays of arrays are not supported" }],
-    ["array without element type", `    { "name": "Ids", "type": "[]", "versions": "0+" }`,
-      { path: "Ids", reason: 'array type "[]" has no element type' }],
-    ["unknown struct type", `    { "name": "Items", "type": "[]Item", "versions": "0+" }`,
-      { path: "Items", reason: 'unknown struct type Item: the field has no "fields" and there is no common struct named Item', at: '"[]Item"' }],
-    ["fields on a non-struct type", `    { "name": "Id", "type": "int32", "versions": "0+", "fields": [] }`,
-      { path: "Id", reason: 'only struct and struct-array fields can have "fields" (type is int32)', at: '"fields": []' }],
-    ["fields on an array of primitives", `    { "name": "Ids", "type": "[]int32", "versions": "0+", "fields": [] }`,
-      { path: "Ids", reason: 'only struct and struct-array fields can have "fields"' }],
-    ["inline struct defined twice", [
-      `    { "name": "A", "type": "[]Item", "versions": "0+", "fields": [ { "name": "X", "type": "int8", "versions": "0+" } ] },`,
-      `    { "name": "B", "type": "Item", "versions": "0+", "fields": [ { "name": "Y", "type": "int8", "versions": "0+" } ] }`,
-    ].join("\n"), { path: "B", reason: "struct Item is defined twice (first by A)", at: '"Item", "versions"' }],
-    ["inline struct referenced again", [
-      `    { "name": "A", "type": "[]Item", "versions": "0+", "fields": [ { "name": "X", "type": "int8", "versions": "0+" } ] },`,
-      `    { "name": "B", "type": "Item", "versions": "0+" }`,
-    ].join("\n"), { path: "B", reason: "struct Item is defined inline by A and cannot be referenced again; move it to commonStructs" }],
-    ["nested inline struct redefined", [
-      `    { "name": "A", "type": "[]Outer", "versions": "0+", "fields": [`,
-      `      { "name": "B", "type": "[]Outer", "versions": "0+", "fields": [] } ] }`,
-    ].join("\n"), { path: "A.B", reason: "struct Outer is defined twice (first by A)" }],
-    ["common struct re-specified inline", `    { "name": "F", "type": "Foo", "versions": "0+", "fields": [ { "name": "Z", "type": "int8", "versions": "0+" } ] }`,
-      { path: "F", reason: "cannot re-specify the common struct Foo inline" }, FOO_COMMON],
-    ["struct with the message's name", `    { "name": "F", "type": "TestRequest", "versions": "0+", "fields": [] }`,
-      { path: "F", reason: "struct type TestRequest has the same name as the message" }],
-    ["nullableVersions on int32", `    { "name": "Id", "type": "int32", "versions": "0+", "nullableVersions": "1+" }`,
-      { path: "Id", reason: "type int32 cannot be nullable (only string, bytes, records, arrays and structs can)", at: '"1+" }' }],
-    ["nullableVersions on uuid", `    { "name": "Id", "type": "uuid", "versions": "0+", "nullableVersions": "0+" }`,
-      { path: "Id", reason: "type uuid cannot be nullable" }],
-    ["null default on a field not nullable in all versions",
+    [
+      "missing versions",
+      `    { "name": "Id", "type": "int32" }`,
+      { path: "Id", reason: 'missing required key "versions"' },
+    ],
+    [
+      "garbage versions",
+      `    { "name": "Id", "type": "int32", "versions": "1-x" }`,
+      { path: "Id", reason: 'invalid versions "1-x" (expected "N", "N-M", "N+" or "none")', at: '"1-x"' },
+    ],
+    [
+      "reversed versions",
+      `    { "name": "Id", "type": "int32", "versions": "3-1" }`,
+      { path: "Id", reason: "the lowest version is above the highest", at: '"3-1"' },
+    ],
+    [
+      "versions above 32767",
+      `    { "name": "Id", "type": "int32", "versions": "40000" }`,
+      { path: "Id", reason: "versions must be at most 32767" },
+    ],
+    [
+      "unknown type",
+      `    { "name": "Id", "type": "int42", "versions": "0+" }`,
+      { path: "Id", reason: 'unknown type "int42"', at: '"int42"' },
+    ],
+    [
+      "lower-case struct name",
+      `    { "name": "Items", "type": "[]item", "versions": "0+", "fields": [] }`,
+      { path: "Items", reason: 'unknown type "item"' },
+    ],
+    [
+      "array of arrays",
+      `    { "name": "Ids", "type": "[][]int32", "versions": "0+" }`,
+      { path: "Ids", reason: "arrays of arrays are not supported" },
+    ],
+    [
+      "array without element type",
+      `    { "name": "Ids", "type": "[]", "versions": "0+" }`,
+      { path: "Ids", reason: 'array type "[]" has no element type' },
+    ],
+    [
+      "unknown struct type",
+      `    { "name": "Items", "type": "[]Item", "versions": "0+" }`,
+      {
+        path: "Items",
+        reason: 'unknown struct type Item: the field has no "fields" and there is no common struct named Item',
+        at: '"[]Item"',
+      },
+    ],
+    [
+      "fields on a non-struct type",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "fields": [] }`,
+      {
+        path: "Id",
+        reason: 'only struct and struct-array fields can have "fields" (type is int32)',
+        at: '"fields": []',
+      },
+    ],
+    [
+      "fields on an array of primitives",
+      `    { "name": "Ids", "type": "[]int32", "versions": "0+", "fields": [] }`,
+      { path: "Ids", reason: 'only struct and struct-array fields can have "fields"' },
+    ],
+    [
+      "inline struct defined twice",
+      [
+        `    { "name": "A", "type": "[]Item", "versions": "0+", "fields": [ { "name": "X", "type": "int8", "versions": "0+" } ] },`,
+        `    { "name": "B", "type": "Item", "versions": "0+", "fields": [ { "name": "Y", "type": "int8", "versions": "0+" } ] }`,
+      ].join("\n"),
+      { path: "B", reason: "struct Item is defined twice (first by A)", at: '"Item", "versions"' },
+    ],
+    [
+      "inline struct referenced again",
+      [
+        `    { "name": "A", "type": "[]Item", "versions": "0+", "fields": [ { "name": "X", "type": "int8", "versions": "0+" } ] },`,
+        `    { "name": "B", "type": "Item", "versions": "0+" }`,
+      ].join("\n"),
+      {
+        path: "B",
+        reason: "struct Item is defined inline by A and cannot be referenced again; move it to commonStructs",
+      },
+    ],
+    [
+      "nested inline struct redefined",
+      [
+        `    { "name": "A", "type": "[]Outer", "versions": "0+", "fields": [`,
+        `      { "name": "B", "type": "[]Outer", "versions": "0+", "fields": [] } ] }`,
+      ].join("\n"),
+      { path: "A.B", reason: "struct Outer is defined twice (first by A)" },
+    ],
+    [
+      "common struct re-specified inline",
+      `    { "name": "F", "type": "Foo", "versions": "0+", "fields": [ { "name": "Z", "type": "int8", "versions": "0+" } ] }`,
+      { path: "F", reason: "cannot re-specify the common struct Foo inline" },
+      FOO_COMMON,
+    ],
+    [
+      "struct with the message's name",
+      `    { "name": "F", "type": "TestRequest", "versions": "0+", "fields": [] }`,
+      { path: "F", reason: "struct type TestRequest has the same name as the message" },
+    ],
+    [
+      "nullableVersions on int32",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "nullableVersions": "1+" }`,
+      {
+        path: "Id",
+        reason: "type int32 cannot be nullable (only string, bytes, records, arrays and structs can)",
+        at: '"1+" }',
+      },
+    ],
+    [
+      "nullableVersions on uuid",
+      `    { "name": "Id", "type": "uuid", "versions": "0+", "nullableVersions": "0+" }`,
+      { path: "Id", reason: "type uuid cannot be nullable" },
+    ],
+    [
+      "null default on a field not nullable in all versions",
       `    { "name": "S", "type": "string", "versions": "0+", "nullableVersions": "1+", "default": "null" }`,
-      { path: "S", reason: 'default "null" needs the field to be nullable in all its versions (versions 0+, nullableVersions 1+)', at: '"null"' }],
-    ["null default on a non-nullable array", `    { "name": "A", "type": "[]int32", "versions": "0+", "default": "null" }`,
-      { path: "A", reason: 'default "null" needs the field to be nullable in all its versions (versions 0+, nullableVersions none)' }],
-    ["int8 default out of range", `    { "name": "N", "type": "int8", "versions": "0+", "default": "128" }`,
-      { path: "N", reason: 'invalid default "128" for int8: out of range -128..127', at: '"128"' }],
-    ["int32 hex default out of range", `    { "name": "N", "type": "int32", "versions": "0+", "default": "0x80000000" }`,
-      { path: "N", reason: "out of range -2147483648..2147483647" }],
-    ["int64 JSON number out of range", `    { "name": "N", "type": "int64", "versions": "0+", "default": 9223372036854775808 }`,
-      { path: "N", reason: 'invalid default "9223372036854775808" for int64: out of range', at: "9223372036854775808" }],
-    ["uint16 negative default", `    { "name": "N", "type": "uint16", "versions": "0+", "default": "-1" }`,
-      { path: "N", reason: "out of range 0..65535" }],
-    ["int32 default that is not a number", `    { "name": "N", "type": "int32", "versions": "0+", "default": "ten" }`,
-      { path: "N", reason: "expected a decimal or 0x-prefixed hex integer" }],
-    ["int32 default null", `    { "name": "N", "type": "int32", "versions": "0+", "default": "null" }`,
-      { path: "N", reason: "int32 fields cannot be null" }],
-    ["float64 default", `    { "name": "F", "type": "float64", "versions": "0+", "default": "1.2.3" }`,
-      { path: "F", reason: "expected a decimal floating-point number" }],
-    ["bool default", `    { "name": "B", "type": "bool", "versions": "0+", "default": "yes" }`,
-      { path: "B", reason: 'invalid default "yes" for bool: expected "true" or "false"' }],
-    ["bytes default", `    { "name": "B", "type": "bytes", "versions": "0+", "default": "abc" }`,
-      { path: "B", reason: 'the only valid defaults for bytes are empty and "null"' }],
-    ["records default", `    { "name": "R", "type": "records", "versions": "0+", "default": "abc" }`,
-      { path: "R", reason: 'the only valid defaults for records are empty and "null"' }],
-    ["array default", `    { "name": "A", "type": "[]int32", "versions": "0+", "default": "[]" }`,
-      { path: "A", reason: 'the only valid defaults for an array are empty and "null"' }],
-    ["struct default", `    { "name": "S", "type": "Foo", "versions": "0+", "default": "{}" }`,
-      { path: "S", reason: 'the only valid defaults for a struct are empty and "null"' }, FOO_COMMON],
-    ["uuid default", `    { "name": "U", "type": "uuid", "versions": "0+", "default": "not-a-uuid" }`,
-      { path: "U", reason: "expected a 22-character URL-safe base64 uuid" }],
-    ["default that is an object", `    { "name": "N", "type": "int32", "versions": "0+", "default": {} }`,
-      { path: "N", reason: '"default" must be a string, number or boolean, not an object' }],
-    ["duplicate tags", [
-      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 },`,
-      `    { "name": "B", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`,
-    ].join("\n"), { path: "B", reason: "duplicate tag 0 (also used by A)" }],
-    ["tags not contiguous", [
-      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 },`,
-      `    { "name": "B", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 2 }`,
-    ].join("\n"), { path: "B", reason: "tag 2 is used but tag 1 is not", at: "2 }" }],
-    ["tag without taggedVersions", `    { "name": "A", "type": "int32", "versions": "1+", "tag": 0 }`,
-      { path: "A", reason: '"tag" requires "taggedVersions"' }],
-    ["taggedVersions without tag", `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+" }`,
-      { path: "A", reason: '"taggedVersions" requires a "tag"' }],
-    ["negative tag", `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": -1 }`,
-      { path: "A", reason: "tag -1 is negative" }],
-    ["bounded taggedVersions", `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1-2", "tag": 0 }`,
-      { path: "A", reason: 'taggedVersions "1-2" must be open-ended (e.g. "1+")', at: '"1-2"' }],
-    ["taggedVersions outside versions", `    { "name": "A", "type": "int32", "versions": "2+", "taggedVersions": "1+", "tag": 0 }`,
-      { path: "A", reason: "taggedVersions 1+ must be within the field's versions 2+" }],
-    ["taggedVersions outside flexibleVersions", `    { "name": "A", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 0 }`,
-      { path: "A", reason: "taggedVersions 0+ must be within flexibleVersions 1+" }],
-    ["nullableVersions covering part of taggedVersions",
+      {
+        path: "S",
+        reason: 'default "null" needs the field to be nullable in all its versions (versions 0+, nullableVersions 1+)',
+        at: '"null"',
+      },
+    ],
+    [
+      "null default on a non-nullable array",
+      `    { "name": "A", "type": "[]int32", "versions": "0+", "default": "null" }`,
+      {
+        path: "A",
+        reason:
+          'default "null" needs the field to be nullable in all its versions (versions 0+, nullableVersions none)',
+      },
+    ],
+    [
+      "int8 default out of range",
+      `    { "name": "N", "type": "int8", "versions": "0+", "default": "128" }`,
+      { path: "N", reason: 'invalid default "128" for int8: out of range -128..127', at: '"128"' },
+    ],
+    [
+      "int32 hex default out of range",
+      `    { "name": "N", "type": "int32", "versions": "0+", "default": "0x80000000" }`,
+      { path: "N", reason: "out of range -2147483648..2147483647" },
+    ],
+    [
+      "int64 JSON number out of range",
+      `    { "name": "N", "type": "int64", "versions": "0+", "default": 9223372036854775808 }`,
+      { path: "N", reason: 'invalid default "9223372036854775808" for int64: out of range', at: "9223372036854775808" },
+    ],
+    [
+      "uint16 negative default",
+      `    { "name": "N", "type": "uint16", "versions": "0+", "default": "-1" }`,
+      { path: "N", reason: "out of range 0..65535" },
+    ],
+    [
+      "int32 default that is not a number",
+      `    { "name": "N", "type": "int32", "versions": "0+", "default": "ten" }`,
+      { path: "N", reason: "expected a decimal or 0x-prefixed hex integer" },
+    ],
+    [
+      "int32 default null",
+      `    { "name": "N", "type": "int32", "versions": "0+", "default": "null" }`,
+      { path: "N", reason: "int32 fields cannot be null" },
+    ],
+    [
+      "float64 default",
+      `    { "name": "F", "type": "float64", "versions": "0+", "default": "1.2.3" }`,
+      { path: "F", reason: "expected a decimal floating-point number" },
+    ],
+    [
+      "bool default",
+      `    { "name": "B", "type": "bool", "versions": "0+", "default": "yes" }`,
+      { path: "B", reason: 'invalid default "yes" for bool: expected "true" or "false"' },
+    ],
+    [
+      "bytes default",
+      `    { "name": "B", "type": "bytes", "versions": "0+", "default": "abc" }`,
+      { path: "B", reason: 'the only valid defaults for bytes are empty and "null"' },
+    ],
+    [
+      "records default",
+      `    { "name": "R", "type": "records", "versions": "0+", "default": "abc" }`,
+      { path: "R", reason: 'the only valid defaults for records are empty and "null"' },
+    ],
+    [
+      "array default",
+      `    { "name": "A", "type": "[]int32", "versions": "0+", "default": "[]" }`,
+      { path: "A", reason: 'the only valid defaults for an array are empty and "null"' },
+    ],
+    [
+      "struct default",
+      `    { "name": "S", "type": "Foo", "versions": "0+", "default": "{}" }`,
+      { path: "S", reason: 'the only valid defaults for a struct are empty and "null"' },
+      FOO_COMMON,
+    ],
+    [
+      "uuid default",
+      `    { "name": "U", "type": "uuid", "versions": "0+", "default": "not-a-uuid" }`,
+      { path: "U", reason: "expected a 22-character URL-safe base64 uuid" },
+    ],
+    [
+      "default that is an object",
+      `    { "name": "N", "type": "int32", "versions": "0+", "default": {} }`,
+      { path: "N", reason: '"default" must be a string, number or boolean, not an object' },
+    ],
+    [
+      "duplicate tags",
+      [
+        `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 },`,
+        `    { "name": "B", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`,
+      ].join("\n"),
+      { path: "B", reason: "duplicate tag 0 (also used by A)" },
+    ],
+    [
+      "tags not contiguous",
+      [
+        `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 0 },`,
+        `    { "name": "B", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": 2 }`,
+      ].join("\n"),
+      { path: "B", reason: "tag 2 is used but tag 1 is not", at: "2 }" },
+    ],
+    [
+      "tag without taggedVersions",
+      `    { "name": "A", "type": "int32", "versions": "1+", "tag": 0 }`,
+      { path: "A", reason: '"tag" requires "taggedVersions"' },
+    ],
+    [
+      "taggedVersions without tag",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+" }`,
+      { path: "A", reason: '"taggedVersions" requires a "tag"' },
+    ],
+    [
+      "negative tag",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": -1 }`,
+      { path: "A", reason: "tag -1 is negative" },
+    ],
+    [
+      "bounded taggedVersions",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1-2", "tag": 0 }`,
+      { path: "A", reason: 'taggedVersions "1-2" must be open-ended (e.g. "1+")', at: '"1-2"' },
+    ],
+    [
+      "taggedVersions outside versions",
+      `    { "name": "A", "type": "int32", "versions": "2+", "taggedVersions": "1+", "tag": 0 }`,
+      { path: "A", reason: "taggedVersions 1+ must be within the field's versions 2+" },
+    ],
+    [
+      "taggedVersions outside flexibleVersions",
+      `    { "name": "A", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 0 }`,
+      { path: "A", reason: "taggedVersions 0+ must be within flexibleVersions 1+" },
+    ],
+    [
+      "nullableVersions covering part of taggedVersions",
       `    { "name": "A", "type": "string", "versions": "1+", "nullableVersions": "2+", "taggedVersions": "1+", "tag": 0 }`,
-      { path: "A", reason: "nullableVersions 2+ must cover all or none of taggedVersions 1+" }],
-    ["tag that is not an integer", `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": "first" }`,
-      { path: "A", reason: '"tag" must be an integer, not the string "first"' }],
-    ["flexibleVersions on int32", `    { "name": "A", "type": "int32", "versions": "0+", "flexibleVersions": "none" }`,
-      { path: "A", reason: 'only string and bytes fields can override "flexibleVersions"' }],
-    ["zeroCopy on records", `    { "name": "R", "type": "records", "versions": "0+", "zeroCopy": true }`,
-      { path: "R", reason: '"zeroCopy" is only allowed on bytes fields' }],
-    ["duplicate field name", `${ID_FIELD},\n    { "name": "Id", "type": "int64", "versions": "0+" }`,
-      { path: "Id", reason: 'duplicate field name "Id" in TestRequest (first at 8:5)', at: '"Id", "type": "int64"' }],
-    ["field names that differ only in case", `${ID_FIELD},\n    { "name": "id", "type": "int64", "versions": "0+" }`,
-      { path: "id", reason: 'field "id" clashes with "Id" at 8:5: both become the property "id"' }],
-    ["mapKey on a top-level field", `    { "name": "Id", "type": "int32", "versions": "0+", "mapKey": true }`,
-      { path: "Id", reason: '"mapKey" cannot be used on top-level fields', at: "true" }],
-    ["mapKey on a tagged field", [
-      `    { "name": "Items", "type": "[]Item", "versions": "0+", "fields": [`,
-      `      { "name": "K", "type": "int32", "versions": "1+", "mapKey": true, "taggedVersions": "1+", "tag": 0 } ] }`,
-    ].join("\n"), { path: "Items.K", reason: 'a tagged field cannot be a "mapKey"' }],
-    ["mapKey that is not a boolean", `    { "name": "Id", "type": "int32", "versions": "0+", "mapKey": "yes" }`,
-      { path: "Id", reason: '"mapKey" must be true or false, not the string "yes"' }],
-    ["entityType that does not match the type", `    { "name": "Id", "type": "int32", "versions": "0+", "entityType": "topicName" }`,
-      { path: "Id", reason: "entityType topicName requires type string (or []string), not int32", at: '"topicName"' }],
-    ["unknown entityType", `    { "name": "Id", "type": "int32", "versions": "0+", "entityType": "brokerID" }`,
-      { path: "Id", reason: 'unknown entityType "brokerID"' }],
-    ["unknown key in a common struct", ID_FIELD,
+      { path: "A", reason: "nullableVersions 2+ must cover all or none of taggedVersions 1+" },
+    ],
+    [
+      "tag that is not an integer",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": "first" }`,
+      { path: "A", reason: '"tag" must be an integer, not the string "first"' },
+    ],
+    [
+      "flexibleVersions on int32",
+      `    { "name": "A", "type": "int32", "versions": "0+", "flexibleVersions": "none" }`,
+      { path: "A", reason: 'only string and bytes fields can override "flexibleVersions"' },
+    ],
+    [
+      "zeroCopy on records",
+      `    { "name": "R", "type": "records", "versions": "0+", "zeroCopy": true }`,
+      { path: "R", reason: '"zeroCopy" is only allowed on bytes fields' },
+    ],
+    [
+      "duplicate field name",
+      `${ID_FIELD},\n    { "name": "Id", "type": "int64", "versions": "0+" }`,
+      { path: "Id", reason: 'duplicate field name "Id" in TestRequest (first at 8:5)', at: '"Id", "type": "int64"' },
+    ],
+    [
+      "field names that differ only in case",
+      `${ID_FIELD},\n    { "name": "id", "type": "int64", "versions": "0+" }`,
+      { path: "id", reason: 'field "id" clashes with "Id" at 8:5: both become the property "id"' },
+    ],
+    [
+      "mapKey on a top-level field",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "mapKey": true }`,
+      { path: "Id", reason: '"mapKey" cannot be used on top-level fields', at: "true" },
+    ],
+    [
+      "mapKey on a tagged field",
+      [
+        `    { "name": "Items", "type": "[]Item", "versions": "0+", "fields": [`,
+        `      { "name": "K", "type": "int32", "versions": "1+", "mapKey": true, "taggedVersions": "1+", "tag": 0 } ] }`,
+      ].join("\n"),
+      { path: "Items.K", reason: 'a tagged field cannot be a "mapKey"' },
+    ],
+    [
+      "mapKey that is not a boolean",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "mapKey": "yes" }`,
+      { path: "Id", reason: '"mapKey" must be true or false, not the string "yes"' },
+    ],
+    [
+      "entityType that does not match the type",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "entityType": "topicName" }`,
+      { path: "Id", reason: "entityType topicName requires type string (or []string), not int32", at: '"topicName"' },
+    ],
+    [
+      "unknown entityType",
+      `    { "name": "Id", "type": "int32", "versions": "0+", "entityType": "brokerID" }`,
+      { path: "Id", reason: 'unknown entityType "brokerID"' },
+    ],
+    [
+      "unknown key in a common struct",
+      ID_FIELD,
       { path: "commonStructs.Foo", reason: 'unknown key "about" in a common struct', at: '"about": "x"' },
-      `  "commonStructs": [\n    { "name": "Foo", "versions": "0+", "about": "x", "fields": [] }\n  ],`],
-    ["common struct without versions", ID_FIELD,
+      `  "commonStructs": [\n    { "name": "Foo", "versions": "0+", "about": "x", "fields": [] }\n  ],`,
+    ],
+    [
+      "common struct without versions",
+      ID_FIELD,
       { path: "commonStructs.Foo", reason: 'missing required key "versions"' },
-      `  "commonStructs": [\n    { "name": "Foo", "fields": [] }\n  ],`],
-    ["common struct defined twice", ID_FIELD,
+      `  "commonStructs": [\n    { "name": "Foo", "fields": [] }\n  ],`,
+    ],
+    [
+      "common struct defined twice",
+      ID_FIELD,
       { path: "commonStructs.Foo", reason: "common struct Foo is defined twice" },
-      `  "commonStructs": [\n    { "name": "Foo", "versions": "0+", "fields": [] },\n    { "name": "Foo", "versions": "0+", "fields": [] }\n  ],`],
-    ["lower-case common struct name", ID_FIELD,
+      `  "commonStructs": [\n    { "name": "Foo", "versions": "0+", "fields": [] },\n    { "name": "Foo", "versions": "0+", "fields": [] }\n  ],`,
+    ],
+    [
+      "lower-case common struct name",
+      ID_FIELD,
       { path: "commonStructs.foo", reason: 'invalid struct name "foo"' },
-      `  "commonStructs": [\n    { "name": "foo", "versions": "0+", "fields": [] }\n  ],`],
-    ["error inside a common struct", ID_FIELD,
+      `  "commonStructs": [\n    { "name": "foo", "versions": "0+", "fields": [] }\n  ],`,
+    ],
+    [
+      "error inside a common struct",
+      ID_FIELD,
       { path: "commonStructs.Foo.Port", reason: "type int32 cannot be nullable" },
-      common(`      { "name": "Port", "type": "int32", "versions": "0+", "nullableVersions": "0+" }`)],
+      common(`      { "name": "Port", "type": "int32", "versions": "0+", "nullableVersions": "0+" }`),
+    ],
   ])("%s", (_title, fields, expected, extra) => {
     expectError(schema({ fields, ...(extra === undefined ? {} : { extra }) }), expected);
   });
@@ -542,9 +824,15 @@ describe("model", () => {
     const spec = loadSchema(schema({ fields, extra }), FILE);
     expect(spec.warnings).toEqual([]);
     expect(spec).toMatchObject({
-      name: "TestRequest", type: "request", apiKey: 1000, apiKeyUnassigned: false,
-      validVersions: { lowest: 0, highest: 3 }, flexibleVersions: { lowest: 1, highest: 0x7fff },
-      listeners: [], latestVersionUnstable: false, file: FILE,
+      name: "TestRequest",
+      type: "request",
+      apiKey: 1000,
+      apiKeyUnassigned: false,
+      validVersions: { lowest: 0, highest: 3 },
+      flexibleVersions: { lowest: 1, highest: 0x7fff },
+      listeners: [],
+      latestVersionUnstable: false,
+      file: FILE,
     });
     expect(field(spec, "KRaftVersion").propertyName).toBe("kRaftVersion");
     expect(field(spec, "KRaftVersion").versions).toEqual({ lowest: 0, highest: 3 });
@@ -556,7 +844,10 @@ describe("model", () => {
     expect("flexibleVersions" in field(spec, "Old")).toBe(false);
     const extraField = field(spec, "Extra");
     expect(extraField).toMatchObject({
-      tag: 0, versions: { lowest: 2, highest: 3 }, taggedVersions: { lowest: 2, highest: 3 }, ignorable: true,
+      tag: 0,
+      versions: { lowest: 2, highest: 3 },
+      taggedVersions: { lowest: 2, highest: 3 },
+      ignorable: true,
     });
     expect(isTaggedIn(extraField, 2)).toBe(true);
     const foo = spec.structs.find((s) => s.name === "Foo")!;
@@ -640,11 +931,17 @@ describeShared("model defaults against Kafka's golden defaults", "golden", (gold
       if (!inRange(f.versions, version) || isTaggedIn(f, version)) continue;
       const d = f.default;
       out[f.propertyName] =
-        d.kind === "null" ? null
-        : d.kind === "int" ? Number(d.value)
-        : d.kind === "empty" ? (f.type.kind === "array" ? [] : "")
-        : d.kind === "struct" ? expectedJson(structOf(f), version)
-        : d.value;
+        d.kind === "null"
+          ? null
+          : d.kind === "int"
+            ? Number(d.value)
+            : d.kind === "empty"
+              ? f.type.kind === "array"
+                ? []
+                : ""
+              : d.kind === "struct"
+                ? expectedJson(structOf(f), version)
+                : d.value;
     }
     return out;
   };
@@ -657,8 +954,9 @@ describeShared("model defaults against Kafka's golden defaults", "golden", (gold
     for (const line of lines) {
       const vector = JSON.parse(line.replace(/,\s*$/, "")) as { version: number; json: unknown };
       // Compared as text: key order is schema order in both.
-      expect(JSON.stringify(expectedJson(spec.struct, vector.version)), `${spec.name} v${vector.version}`)
-        .toBe(JSON.stringify(vector.json));
+      expect(JSON.stringify(expectedJson(spec.struct, vector.version)), `${spec.name} v${vector.version}`).toBe(
+        JSON.stringify(vector.json),
+      );
     }
   };
 

@@ -55,11 +55,21 @@ describe("compact bytes (unsigned varint length+1)", () => {
   it("a length beyond the remaining bytes -> INVALID_LENGTH at the prefix", () => {
     // 06 announces 5 bytes, 2 follow; the prefix is at offset 1
     expectError(() => new Reader(bytes("ee 06 01 02"), 1).compactBytes(), KafkaDecodeError, "INVALID_LENGTH", 1);
-    expectError(() => new Reader(bytes("ee 06 01 02"), 1).compactNullableBytes(), KafkaDecodeError, "INVALID_LENGTH", 1);
+    expectError(
+      () => new Reader(bytes("ee 06 01 02"), 1).compactNullableBytes(),
+      KafkaDecodeError,
+      "INVALID_LENGTH",
+      1,
+    );
   });
 
   it("a 4 GiB claim (ff ff ff ff 0f = 2^32-1, length 2^32-2) -> INVALID_LENGTH, no allocation", () => {
-    const e = expectError(() => new Reader(bytes("ff ff ff ff 0f 00")).compactBytes(), KafkaDecodeError, "INVALID_LENGTH", 0);
+    const e = expectError(
+      () => new Reader(bytes("ff ff ff ff 0f 00")).compactBytes(),
+      KafkaDecodeError,
+      "INVALID_LENGTH",
+      0,
+    );
     expect(e.message).toContain("4294967294");
   });
 });
@@ -155,7 +165,12 @@ describe("bytes on the size pass", () => {
 describe("array lengths", () => {
   it("compact: ff ff ff ff 0f (2^32-1, so n = 2^32-2) then nothing -> INVALID_LENGTH at offset 0", () => {
     expectError(() => new Reader(bytes("ff ff ff ff 0f")).compactArrayLength(1), KafkaDecodeError, "INVALID_LENGTH", 0);
-    expectError(() => new Reader(bytes("ff ff ff ff 0f")).compactNullableArrayLength(1), KafkaDecodeError, "INVALID_LENGTH", 0);
+    expectError(
+      () => new Reader(bytes("ff ff ff ff 0f")).compactNullableArrayLength(1),
+      KafkaDecodeError,
+      "INVALID_LENGTH",
+      0,
+    );
   });
 
   it("compact: 00 where not nullable -> NULL_NOT_ALLOWED; nullable -> -1", () => {

@@ -153,14 +153,27 @@ describe("defineMessage", () => {
       expect(e1.message).toContain("at id (byte offset 0)");
       const e2 = expectError(() => Tiny.encode({ id: 1, name: "\ud800" }, 0), KafkaEncodeError, "INVALID_STRING");
       expect(e2.path).toBe("name");
-      const e3 = expectError(() => Tiny.encode({ id: 1, name: null as unknown as string }, 0), KafkaEncodeError, "NULL_NOT_ALLOWED");
+      const e3 = expectError(
+        () => Tiny.encode({ id: 1, name: null as unknown as string }, 0),
+        KafkaEncodeError,
+        "NULL_NOT_ALLOWED",
+      );
       expect(e3.path).toBe("name");
-      const e4 = expectError(() => Tiny.size({ id: 1, name: "x".repeat(32768) }, 0), KafkaEncodeError, "STRING_TOO_LONG");
+      const e4 = expectError(
+        () => Tiny.size({ id: 1, name: "x".repeat(32768) }, 0),
+        KafkaEncodeError,
+        "STRING_TOO_LONG",
+      );
       expect(e4.path).toBe("name");
     });
 
     it("a bigint in an int32 field becomes KafkaEncodeError INVALID_VALUE (wrapped TypeError) at the field", () => {
-      const e = expectError(() => Tiny.encode({ id: 5n as unknown as number, name: "a" }, 0), KafkaEncodeError, "INVALID_VALUE", 0);
+      const e = expectError(
+        () => Tiny.encode({ id: 5n as unknown as number, name: "a" }, 0),
+        KafkaEncodeError,
+        "INVALID_VALUE",
+        0,
+      );
       expect(e.path).toBe("id");
       expect(e.cause).toBeInstanceOf(TypeError);
     });
@@ -188,7 +201,12 @@ describe("defineMessage", () => {
     it("one byte too small -> BUFFER_TOO_SMALL and nothing is written", () => {
       // needs 8 bytes from offset 2, target has 9 - 2 = 7
       const target = new Uint8Array(9).fill(0xee);
-      const e = expectError(() => Tiny.encodeInto({ id: 1, name: "abc" }, 0, target, 2), KafkaEncodeError, "BUFFER_TOO_SMALL", 2);
+      const e = expectError(
+        () => Tiny.encodeInto({ id: 1, name: "abc" }, 0, target, 2),
+        KafkaEncodeError,
+        "BUFFER_TOO_SMALL",
+        2,
+      );
       expect(e.message).toContain("8 bytes");
       expect(hex(target)).toBe("ee ee ee ee ee ee ee ee ee");
     });
@@ -201,7 +219,11 @@ describe("defineMessage", () => {
     });
 
     it("a non-Uint8Array target -> INVALID_VALUE", () => {
-      expectError(() => Tiny.encodeInto({ id: 1, name: "abc" }, 0, [] as unknown as Uint8Array), KafkaEncodeError, "INVALID_VALUE");
+      expectError(
+        () => Tiny.encodeInto({ id: 1, name: "abc" }, 0, [] as unknown as Uint8Array),
+        KafkaEncodeError,
+        "INVALID_VALUE",
+      );
     });
   });
 
@@ -222,7 +244,12 @@ describe("defineMessage", () => {
       const e1 = expectError(() => Tiny.decode(bytes("00 00 00"), 0), KafkaDecodeError, "BUFFER_UNDERFLOW", 0);
       expect(e1.path).toBe("id");
       // name announces 3 bytes, 2 follow; prefix at offset 4
-      const e2 = expectError(() => Tiny.decode(bytes("00 00 00 01 04 61 62"), 0), KafkaDecodeError, "INVALID_LENGTH", 4);
+      const e2 = expectError(
+        () => Tiny.decode(bytes("00 00 00 01 04 61 62"), 0),
+        KafkaDecodeError,
+        "INVALID_LENGTH",
+        4,
+      );
       expect(e2.path).toBe("name");
       expect(e2.message).toContain("at name (byte offset 4)");
     });

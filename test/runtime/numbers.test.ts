@@ -156,7 +156,12 @@ describe("float64 (IEEE 754 binary64, big-endian)", () => {
 
 describe("bool", () => {
   it("writes true as 01 and false as 00", () => {
-    expect(written(2, (w) => { w.bool(true); w.bool(false); })).toBe("01 00");
+    expect(
+      written(2, (w) => {
+        w.bool(true);
+        w.bool(false);
+      }),
+    ).toBe("01 00");
   });
 
   it("reads 00 as false, 01 as true", () => {

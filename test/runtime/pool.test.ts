@@ -14,7 +14,10 @@ describe("allocate", () => {
   });
 
   it("carves 65..POOLED_MAX bytes from a shared slab, 8-byte aligned and never overlapping", () => {
-    const sizes = [65, 100, 4096, 777, 65, 3000, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096];
+    const sizes = [
+      65, 100, 4096, 777, 65, 3000, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096, 4096,
+      4096, 4096,
+    ];
     const results = sizes.map((size) => {
       const out = allocate(size);
       expect(out.length).toBe(size);

@@ -18,7 +18,11 @@ function importSpecifiers(fileName: string, text: string): string[] {
   const sf = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const out: string[] = [];
   const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    ) {
       out.push(node.moduleSpecifier.text);
     }
     if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
@@ -52,10 +56,21 @@ function nodeOnlyUses(fileName: string, text: string): string[] {
 }
 
 describe("the runtime uses no Node.js APIs", () => {
-  const files = readdirSync(RUNTIME_DIR).filter((f) => f.endsWith(".ts")).sort();
+  const files = readdirSync(RUNTIME_DIR)
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
 
   it("finds the runtime's source files", () => {
-    for (const f of ["base64.ts", "codec.ts", "errors.ts", "index.ts", "json.ts", "reader.ts", "utf8.ts", "writer.ts"]) {
+    for (const f of [
+      "base64.ts",
+      "codec.ts",
+      "errors.ts",
+      "index.ts",
+      "json.ts",
+      "reader.ts",
+      "utf8.ts",
+      "writer.ts",
+    ]) {
       expect(files).toContain(f);
     }
   });

@@ -16,10 +16,14 @@ import {
 import { bytes, expectError, hex, repeatHex } from "./helpers.js";
 
 /** Runs the size pass on `strings` (null = nullable null) and then the write pass. */
-function encodeStrings(kind: "compact" | "classic", strings: Array<string | null>): { size: number; lens: number[]; out: string } {
+function encodeStrings(
+  kind: "compact" | "classic",
+  strings: Array<string | null>,
+): { size: number; lens: number[]; out: string } {
   const lens: number[] = [];
   let size = 0;
-  for (const s of strings) size += kind === "compact" ? sizeCompactNullableString(s, lens) : sizeNullableString(s, lens);
+  for (const s of strings)
+    size += kind === "compact" ? sizeCompactNullableString(s, lens) : sizeNullableString(s, lens);
   const recorded = [...lens];
   const w = new Writer(new Uint8Array(size), 0, lens);
   for (const s of strings) {
@@ -307,19 +311,34 @@ describe("UTF-8", () => {
       expect(lenientReader.compactString()).toBe(lenient);
       expect(lenientReader.pos).toBe(input.length);
       // strict: the offset is where the string's bytes start (after the prefix): 2
-      expectError(() => new Reader(input, 1, input.length, { strictUtf8: true }).compactString(), KafkaDecodeError, "INVALID_STRING", 2);
+      expectError(
+        () => new Reader(input, 1, input.length, { strictUtf8: true }).compactString(),
+        KafkaDecodeError,
+        "INVALID_STRING",
+        2,
+      );
     });
 
     it("the same in a long string (>= 32 bytes): 40 x then ff", () => {
       // 41 bytes -> compact prefix 42 = 0x2a
       const input = bytes(`2a ${repeatHex("78", 40)} ff`);
       expect(new Reader(input).compactString()).toBe("x".repeat(40) + "\ufffd");
-      expectError(() => new Reader(input, 0, input.length, { strictUtf8: true }).compactString(), KafkaDecodeError, "INVALID_STRING", 1);
+      expectError(
+        () => new Reader(input, 0, input.length, { strictUtf8: true }).compactString(),
+        KafkaDecodeError,
+        "INVALID_STRING",
+        1,
+      );
     });
 
     it("classic strings too: 00 02 c3 28", () => {
       expect(new Reader(bytes("00 02 c3 28")).string()).toBe("\ufffd(");
-      expectError(() => new Reader(bytes("00 02 c3 28"), 0, 4, { strictUtf8: true }).string(), KafkaDecodeError, "INVALID_STRING", 2);
+      expectError(
+        () => new Reader(bytes("00 02 c3 28"), 0, 4, { strictUtf8: true }).string(),
+        KafkaDecodeError,
+        "INVALID_STRING",
+        2,
+      );
     });
   });
 });
@@ -370,7 +389,12 @@ describe("Kafka's 32767-byte string limit", () => {
     // 10922 x ff -> 10922 U+FFFD = 32766 UTF-8 bytes: fine. Prefix 10923 = 85*128 + 43 -> 0x2b|0x80 = ab, 85 = 0x55
     expect(new Reader(bytes(`ab 55 ${repeatHex("ff", 10922)}`)).compactString()).toBe("\ufffd".repeat(10922));
     // 10923 x ff -> 32769 bytes once decoded: too long. Prefix 10924 = 85*128 + 44 -> ac 55
-    expectError(() => new Reader(bytes(`ac 55 ${repeatHex("ff", 10923)}`)).compactString(), KafkaDecodeError, "STRING_TOO_LONG", 0);
+    expectError(
+      () => new Reader(bytes(`ac 55 ${repeatHex("ff", 10923)}`)).compactString(),
+      KafkaDecodeError,
+      "STRING_TOO_LONG",
+      0,
+    );
   });
 
   it("prefix 32770 (a 32769-byte string) = 0b10_0000000_0000010 -> 82 80 02 -> STRING_TOO_LONG, even when truncated", () => {

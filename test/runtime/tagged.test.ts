@@ -60,8 +60,22 @@ describe("unknown tagged fields on write", () => {
   describe("order and shape checks -> INVALID_TAGGED_FIELDS (the generated caller adds the path)", () => {
     const d = bytes("00");
     const cases: Array<[string, unknown[], number[]]> = [
-      ["descending tags 5, 2", [{ tag: 5, data: d }, { tag: 2, data: d }], []],
-      ["a repeated tag 2, 2", [{ tag: 2, data: d }, { tag: 2, data: d }], []],
+      [
+        "descending tags 5, 2",
+        [
+          { tag: 5, data: d },
+          { tag: 2, data: d },
+        ],
+        [],
+      ],
+      [
+        "a repeated tag 2, 2",
+        [
+          { tag: 2, data: d },
+          { tag: 2, data: d },
+        ],
+        [],
+      ],
       ["a tag colliding with a known tag", [{ tag: 3, data: d }], [0, 3]],
       ["a negative tag", [{ tag: -1, data: d }], []],
       ["a fractional tag", [{ tag: 1.5, data: d }], []],
@@ -85,7 +99,11 @@ describe("unknown tagged fields on write", () => {
     });
 
     it("a non-array -> INVALID_VALUE", () => {
-      expectError(() => sizeUnknownTaggedFields({} as unknown as UnknownTaggedField[], []), KafkaEncodeError, "INVALID_VALUE");
+      expectError(
+        () => sizeUnknownTaggedFields({} as unknown as UnknownTaggedField[], []),
+        KafkaEncodeError,
+        "INVALID_VALUE",
+      );
     });
   });
 
@@ -169,8 +187,17 @@ describe("tag order on read (checkTagOrder)", () => {
 describe("unknown tagged fields through a generated codec", () => {
   it("names _unknownTaggedFields once in the error path", async () => {
     const { StreamsGroupHeartbeatResponse } = await import("../../generated/index.js");
-    const message = StreamsGroupHeartbeatResponse.create({ _unknownTaggedFields: [{ tag: 5, data: bytes("00") }, { tag: 2, data: bytes("00") }] });
-    const e = expectError(() => StreamsGroupHeartbeatResponse.encode(message, 0), KafkaEncodeError, "INVALID_TAGGED_FIELDS");
+    const message = StreamsGroupHeartbeatResponse.create({
+      _unknownTaggedFields: [
+        { tag: 5, data: bytes("00") },
+        { tag: 2, data: bytes("00") },
+      ],
+    });
+    const e = expectError(
+      () => StreamsGroupHeartbeatResponse.encode(message, 0),
+      KafkaEncodeError,
+      "INVALID_TAGGED_FIELDS",
+    );
     expect(e.path).toBe("_unknownTaggedFields");
   });
 
@@ -182,7 +209,12 @@ describe("unknown tagged fields through a generated codec", () => {
     // 01 topologyId "" | 01 processId "" | 01 00000000 00 userEndpoint {host "", port 0, no tags} | 01 clientTags []
     // = 17 bytes (offsets 0..16), so the count is at 17 and the tag starts at offset 18.
     const body = bytes("00 00 01 01 00000000 01 01 01 00000000 00 01" + " 01 8080808008 00");
-    const e = expectError(() => StreamsGroupMemberMetadataValue.decode(body, 0), KafkaDecodeError, "INVALID_TAGGED_FIELDS", 18);
+    const e = expectError(
+      () => StreamsGroupMemberMetadataValue.decode(body, 0),
+      KafkaDecodeError,
+      "INVALID_TAGGED_FIELDS",
+      18,
+    );
     expect(e.message).toContain("above 2^31-1");
   });
 });

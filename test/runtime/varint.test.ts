@@ -91,7 +91,12 @@ describe("unsigned varint (KIP-482)", () => {
   describe("decode errors", () => {
     it("six bytes 80 80 80 80 80 01 -> INVALID_VARINT at the varint's start", () => {
       // the 5th byte 0x80 still has the continuation bit: a sixth byte would be needed
-      const e = expectError(() => new Reader(bytes("80 80 80 80 80 01")).uvarint(), KafkaDecodeError, "INVALID_VARINT", 0);
+      const e = expectError(
+        () => new Reader(bytes("80 80 80 80 80 01")).uvarint(),
+        KafkaDecodeError,
+        "INVALID_VARINT",
+        0,
+      );
       expect(e.message).toContain("byte offset 0");
     });
 
@@ -107,7 +112,12 @@ describe("unsigned varint (KIP-482)", () => {
 
     it("reports the start offset of the varint, not of the bad byte", () => {
       // varint starts at offset 3, its bad 5th byte is at offset 7
-      expectError(() => new Reader(bytes("00 00 00 ff ff ff ff 1f"), 3).uvarint(), KafkaDecodeError, "INVALID_VARINT", 3);
+      expectError(
+        () => new Reader(bytes("00 00 00 ff ff ff ff 1f"), 3).uvarint(),
+        KafkaDecodeError,
+        "INVALID_VARINT",
+        3,
+      );
     });
 
     it("truncated 80 80 -> BUFFER_UNDERFLOW with offset at the varint's start", () => {
@@ -157,12 +167,22 @@ describe("unsigned varlong", () => {
 
   it("11 bytes (80 x10 01) -> INVALID_VARINT: the 10-byte limit", () => {
     // the 10th byte 0x80 still has the continuation bit
-    expectError(() => new Reader(bytes("80 80 80 80 80 80 80 80 80 80 01")).uvarlong(), KafkaDecodeError, "INVALID_VARINT", 0);
+    expectError(
+      () => new Reader(bytes("80 80 80 80 80 80 80 80 80 80 01")).uvarlong(),
+      KafkaDecodeError,
+      "INVALID_VARINT",
+      0,
+    );
   });
 
   it("ff x9 02 (10th byte > 0x01, so the value is above 2^64-1) -> INVALID_VARINT", () => {
     // the 10th byte carries bits 63..69; 0x02 sets bit 64
-    expectError(() => new Reader(bytes("ff ff ff ff ff ff ff ff ff 02")).uvarlong(), KafkaDecodeError, "INVALID_VARINT", 0);
+    expectError(
+      () => new Reader(bytes("ff ff ff ff ff ff ff ff ff 02")).uvarlong(),
+      KafkaDecodeError,
+      "INVALID_VARINT",
+      0,
+    );
   });
 
   it("truncated ff ff -> BUFFER_UNDERFLOW at the start", () => {

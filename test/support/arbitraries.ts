@@ -5,7 +5,14 @@
  */
 
 import fc from "fast-check";
-import type { DefaultValue, FieldSpec, FieldType, MessageSpec, StructSpec, VersionRange } from "../../generator/model.js";
+import type {
+  DefaultValue,
+  FieldSpec,
+  FieldType,
+  MessageSpec,
+  StructSpec,
+  VersionRange,
+} from "../../generator/model.js";
 import { inRange, intersect } from "../../generator/model.js";
 import { uuidToString } from "../../src/runtime/index.js";
 
@@ -22,7 +29,10 @@ const INT_BOUNDS: Record<string, [number, number]> = {
 /** Integers with their edges and the varint/byte boundaries weighted in. */
 function integer(min: number, max: number): fc.Arbitrary<number> {
   const edges = [min, max, 0, 1, -1, 127, 128, 255, 256, 16383, 16384].filter((v) => v >= min && v <= max);
-  return fc.oneof({ arbitrary: fc.constantFrom(...edges), weight: 1 }, { arbitrary: fc.integer({ min, max }), weight: 3 });
+  return fc.oneof(
+    { arbitrary: fc.constantFrom(...edges), weight: 1 },
+    { arbitrary: fc.integer({ min, max }), weight: 3 },
+  );
 }
 
 const INT64_MIN = -(2n ** 63n);
@@ -96,7 +106,10 @@ export class ModelArbitraries {
       case "bool":
         return fc.boolean();
       case "int64":
-        return fc.oneof(fc.constantFrom(INT64_MIN, INT64_MAX, 0n, -1n, 2n ** 53n + 1n), fc.bigInt({ min: INT64_MIN, max: INT64_MAX }));
+        return fc.oneof(
+          fc.constantFrom(INT64_MIN, INT64_MAX, 0n, -1n, 2n ** 53n + 1n),
+          fc.bigInt({ min: INT64_MIN, max: INT64_MAX }),
+        );
       case "float64":
         // A tagged -0.0 equals a 0.0 default under Java's ==, so Kafka omits it: keep it out there.
         return tagged ? fc.double().filter((d) => !Object.is(d, -0)) : fc.double();
@@ -135,7 +148,9 @@ export class ModelArbitraries {
     const unknown = fc
       .uniqueArray(fc.integer({ min: maxKnown + 1, max: maxKnown + 40 }), { maxLength: 2 })
       .chain((tags) =>
-        fc.tuple(...tags.sort((a, b) => a - b).map((tag) => fc.uint8Array({ maxLength: 6 }).map((data) => ({ tag, data })))),
+        fc.tuple(
+          ...tags.sort((a, b) => a - b).map((tag) => fc.uint8Array({ maxLength: 6 }).map((data) => ({ tag, data }))),
+        ),
       );
     return fc.tuple(base, fc.option(unknown, { freq: 3 })).map(([o, u]) => {
       if (u !== null && u.length > 0) o._unknownTaggedFields = u;
@@ -162,7 +177,12 @@ function isNonDefault(field: FieldSpec, value: Value): boolean {
  * Records every field path (`Message.field.sub[].leaf`) that holds a non-default value in `value`,
  * to prove the arbitraries reach every field of every message.
  */
-export function collectNonDefaultPaths(struct: StructSpec, value: Record<string, Value>, prefix: string, into: Set<string>): void {
+export function collectNonDefaultPaths(
+  struct: StructSpec,
+  value: Record<string, Value>,
+  prefix: string,
+  into: Set<string>,
+): void {
   for (const f of struct.fields) {
     const v = value[f.propertyName];
     const path = `${prefix}.${f.propertyName}`;
@@ -189,7 +209,8 @@ export function allFieldPaths(spec: MessageSpec): Set<string> {
       const path = `${prefix}.${f.propertyName}`;
       out.add(path);
       const t = f.type;
-      const inner = t.kind === "struct" ? t.struct : t.kind === "array" && t.element.kind === "struct" ? t.element.struct : null;
+      const inner =
+        t.kind === "struct" ? t.struct : t.kind === "array" && t.element.kind === "struct" ? t.element.struct : null;
       if (inner) walk(inner, t.kind === "array" ? `${path}[]` : path, within);
     }
   };

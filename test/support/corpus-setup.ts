@@ -27,10 +27,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   const out = path.join(REPO_ROOT, ".corpus", `run-${process.pid}-${Date.now()}`, "generated");
   await mkdir(out, { recursive: true });
-  const runtime = path.relative(out, path.join(REPO_ROOT, "src", "runtime", "index.js")).split(path.sep).join("/");
+  const runtime = path
+    .relative(out, path.join(REPO_ROOT, "src", "runtime", "index.js"))
+    .split(path.sep)
+    .join("/");
   const started = Date.now();
   const result = await generate({ schemas: [schemas], out, runtimeImport: runtime, cwd: REPO_ROOT });
-  console.log(`generated ${result.messages.length} Kafka schemas into ${path.relative(REPO_ROOT, out)} in ${Date.now() - started} ms`);
+  console.log(
+    `generated ${result.messages.length} Kafka schemas into ${path.relative(REPO_ROOT, out)} in ${Date.now() - started} ms`,
+  );
   project.provide("corpusDir", out);
   return async () => {
     await rm(path.dirname(out), { recursive: true, force: true });

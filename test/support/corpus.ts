@@ -10,7 +10,10 @@ export const CORPUS_OUT: string = inject("corpusDir");
 
 /** The generated codec of one corpus message. */
 export async function corpusCodec(name: string): Promise<MessageCodec<unknown>> {
-  const mod = (await import(pathToFileURL(path.join(CORPUS_OUT, `${name}.ts`)).href)) as Record<string, MessageCodec<unknown>>;
+  const mod = (await import(pathToFileURL(path.join(CORPUS_OUT, `${name}.ts`)).href)) as Record<
+    string,
+    MessageCodec<unknown>
+  >;
   const codec = mod[name];
   if (codec === undefined) throw new Error(`${name}.ts does not export ${name}`);
   return codec;

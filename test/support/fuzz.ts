@@ -22,7 +22,14 @@
 
 import v8 from "node:v8";
 import fc from "fast-check";
-import { KafkaDecodeError, KafkaEncodeError, KafkaWireError, Reader, type DecodeOptions, type MessageCodec } from "../../src/runtime/index.js";
+import {
+  KafkaDecodeError,
+  KafkaEncodeError,
+  KafkaWireError,
+  Reader,
+  type DecodeOptions,
+  type MessageCodec,
+} from "../../src/runtime/index.js";
 import { fromHex, toHex, type GoldenVector } from "./golden.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -169,17 +176,41 @@ export type Mutation =
 const pos = fc.nat({ max: 1 << 20 });
 
 export const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
-  { arbitrary: fc.record({ op: fc.constant("flip" as const), at: pos, bit: fc.integer({ min: 0, max: 7 }) }), weight: 3 },
+  {
+    arbitrary: fc.record({ op: fc.constant("flip" as const), at: pos, bit: fc.integer({ min: 0, max: 7 }) }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ op: fc.constant("set" as const), at: pos, value: byteArb }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant("truncate" as const), at: pos }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant("insert" as const), at: pos, data: fc.array(byteArb, { minLength: 1, maxLength: 8 }) }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant("delete" as const), at: pos, count: fc.integer({ min: 1, max: 8 }) }), weight: 1 },
   {
-    arbitrary: fc.record({ op: fc.constant("duplicate" as const), from: pos, count: fc.integer({ min: 1, max: 64 }), at: pos }),
+    arbitrary: fc.record({
+      op: fc.constant("insert" as const),
+      at: pos,
+      data: fc.array(byteArb, { minLength: 1, maxLength: 8 }),
+    }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant("delete" as const), at: pos, count: fc.integer({ min: 1, max: 8 }) }),
     weight: 1,
   },
-  { arbitrary: fc.record({ op: fc.constant("extreme" as const), at: pos, value: fc.nat(), overwrite: fc.boolean() }), weight: 2 },
-  { arbitrary: fc.record({ op: fc.constant("site" as const), site: fc.nat(), value: fc.nat(), anyKind: fc.boolean() }), weight: 6 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("duplicate" as const),
+      from: pos,
+      count: fc.integer({ min: 1, max: 64 }),
+      at: pos,
+    }),
+    weight: 1,
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant("extreme" as const), at: pos, value: fc.nat(), overwrite: fc.boolean() }),
+    weight: 2,
+  },
+  {
+    arbitrary: fc.record({ op: fc.constant("site" as const), site: fc.nat(), value: fc.nat(), anyKind: fc.boolean() }),
+    weight: 6,
+  },
 );
 
 /** One to four mutations. */
@@ -279,7 +310,9 @@ function describeMutations(ms: readonly Mutation[]): string {
 
 /** (a) Random bytes for a target. */
 export function randomCaseArb(maxLength = 64): fc.Arbitrary<FuzzCase> {
-  return fc.record({ input: randomBytesArb(maxLength), options: optionsArb }).map(({ input, options }) => ({ input, options, origin: "random bytes" }));
+  return fc
+    .record({ input: randomBytesArb(maxLength), options: optionsArb })
+    .map(({ input, options }) => ({ input, options, origin: "random bytes" }));
 }
 
 /** (b) Mutations of one golden vector. */
@@ -296,7 +329,10 @@ export function caseArb(target: FuzzTarget): fc.Arbitrary<FuzzCase> {
   if (target.vectors.length === 0) return randomCaseArb();
   return fc.oneof(
     { arbitrary: randomCaseArb(), weight: 1 },
-    { arbitrary: fc.nat({ max: target.vectors.length - 1 }).chain((i) => mutationCaseArb(target.vectors[i]!)), weight: 3 },
+    {
+      arbitrary: fc.nat({ max: target.vectors.length - 1 }).chain((i) => mutationCaseArb(target.vectors[i]!)),
+      weight: 3,
+    },
   );
 }
 
@@ -383,14 +419,14 @@ export class FuzzStats {
 
   /** Every failure class, one paragraph each. */
   report(): string {
-    return [...this.failures.values()].map((f) => formatFailure(f) + (f.count > 1 ? `\n  (${f.count} inputs)` : "")).join("\n");
+    return [...this.failures.values()]
+      .map((f) => formatFailure(f) + (f.count > 1 ? `\n  (${f.count} inputs)` : ""))
+      .join("\n");
   }
 }
 
 export function formatFailure(f: FuzzFailure): string {
-  return (
-    `${f.kind}: ${f.target} options ${JSON.stringify(f.options)}\n  ${f.detail}\n  input (${f.hex.length / 2} bytes): ${f.hex}\n  from ${f.origin}`
-  );
+  return `${f.kind}: ${f.target} options ${JSON.stringify(f.options)}\n  ${f.detail}\n  input (${f.hex.length / 2} bytes): ${f.hex}\n  from ${f.origin}`;
 }
 
 function heapNow(): number {
@@ -459,14 +495,26 @@ export interface CheckResult {
  * `lenientTaggedFields`, re-encoding a value whose unknown tags repeat or descend may fail with
  * `INVALID_TAGGED_FIELDS` (the value keeps them as read; Kafka's own writer refuses them too).
  */
-export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, limits: FuzzLimits = DEFAULT_LIMITS): CheckResult {
+export function checkCase(
+  target: FuzzTarget,
+  c: FuzzCase,
+  stats: FuzzStats,
+  limits: FuzzLimits = DEFAULT_LIMITS,
+): CheckResult {
   const { codec, version } = target;
   const input = c.input;
   const original = input.slice();
   stats.inputs++;
   stats.inputBytes += input.length;
   const fail = (kind: string, detail: string, code = ""): CheckResult => {
-    const failure: FuzzFailure = { kind, detail, target: target.label, options: c.options, origin: c.origin, hex: toHex(original) };
+    const failure: FuzzFailure = {
+      kind,
+      detail,
+      target: target.label,
+      options: c.options,
+      origin: c.origin,
+      hex: toHex(original),
+    };
     const key = `${kind} | ${code}`;
     stats.record(failure, key);
     return { failure, key, decoded: false };
@@ -502,9 +550,16 @@ export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, lim
       ms = Math.min(ms, performance.now() - t);
       bestHeap = Math.min(bestHeap, heapNow() - h);
     }
-    if (ms > timeBound) return fail("decode too slow", `${ms.toFixed(1)} ms for ${input.length} bytes (bound ${timeBound.toFixed(1)} ms)`);
+    if (ms > timeBound)
+      return fail(
+        "decode too slow",
+        `${ms.toFixed(1)} ms for ${input.length} bytes (bound ${timeBound.toFixed(1)} ms)`,
+      );
     if (bestHeap > heapBound) {
-      return fail("decode allocated too much", `heap grew by ${bestHeap} bytes for ${input.length} input bytes (bound ${heapBound})`);
+      return fail(
+        "decode allocated too much",
+        `heap grew by ${bestHeap} bytes for ${input.length} input bytes (bound ${heapBound})`,
+      );
     }
   }
   if (ms > stats.maxDecodeMs) {
@@ -515,11 +570,19 @@ export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, lim
 
   if (threw) {
     if (!(error instanceof KafkaDecodeError)) {
-      return fail("decode threw something other than a KafkaDecodeError", errorText(error), error instanceof Error ? error.name : typeof error);
+      return fail(
+        "decode threw something other than a KafkaDecodeError",
+        errorText(error),
+        error instanceof Error ? error.name : typeof error,
+      );
     }
     if (error.cause !== undefined) {
       // withPath wraps a foreign exception (a TypeError, a RangeError) as INVALID_VALUE.
-      return fail("decode hit an unexpected exception (wrapped)", `${errorText(error)}; cause: ${errorText(error.cause)}`, error.code);
+      return fail(
+        "decode hit an unexpected exception (wrapped)",
+        `${errorText(error)}; cause: ${errorText(error.cause)}`,
+        error.code,
+      );
     }
     if (!(Number.isInteger(error.offset) && error.offset >= 0 && error.offset <= input.length)) {
       return fail("decode error offset outside the input", errorText(error), error.code);
@@ -534,19 +597,22 @@ export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, lim
   const units = valueUnits(value, input);
   const unitBound = limits.unitsBase + limits.unitsPerByte * input.length;
   if (input.length >= 16) stats.maxUnitsPerByte = Math.max(stats.maxUnitsPerByte, units / input.length);
-  if (units > unitBound) return fail("decoded value too large", `${units} units from ${input.length} bytes (bound ${unitBound})`);
+  if (units > unitBound)
+    return fail("decoded value too large", `${units} units from ${input.length} bytes (bound ${unitBound})`);
 
   let encoded: Uint8Array;
   try {
     encoded = codec.encode(value, version);
   } catch (e) {
-    const allowed = c.options.lenientTaggedFields === true && e instanceof KafkaEncodeError && e.code === "INVALID_TAGGED_FIELDS";
+    const allowed =
+      c.options.lenientTaggedFields === true && e instanceof KafkaEncodeError && e.code === "INVALID_TAGGED_FIELDS";
     if (allowed) return { failure: null, key: "", decoded: true };
     return fail("decoded value does not re-encode", errorText(e), e instanceof KafkaWireError ? e.code : "");
   }
   try {
     const size = codec.size(value, version);
-    if (size !== encoded.length) return fail("size disagrees with encode", `size ${size}, encoded ${encoded.length} bytes`);
+    if (size !== encoded.length)
+      return fail("size disagrees with encode", `size ${size}, encoded ${encoded.length} bytes`);
   } catch (e) {
     return fail("size threw on a decoded value", errorText(e));
   }
@@ -554,7 +620,11 @@ export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, lim
   try {
     again = codec.decode(encoded, version);
   } catch (e) {
-    return fail("re-encoded bytes do not decode", `${errorText(e)}; re-encoded ${toHex(encoded)}`, e instanceof KafkaWireError ? e.code : "");
+    return fail(
+      "re-encoded bytes do not decode",
+      `${errorText(e)}; re-encoded ${toHex(encoded)}`,
+      e instanceof KafkaWireError ? e.code : "",
+    );
   }
   if (!deepEqual(again, value)) return fail("decode(encode(v)) differs from v", `re-encoded ${toHex(encoded)}`);
   try {
@@ -562,6 +632,7 @@ export function checkCase(target: FuzzTarget, c: FuzzCase, stats: FuzzStats, lim
   } catch (e) {
     return fail("toJson threw on a decoded value", errorText(e), e instanceof KafkaWireError ? e.code : "");
   }
-  if (!sameBytes(input, original)) return fail("encode modified the decoded input", "input bytes differ after re-encoding");
+  if (!sameBytes(input, original))
+    return fail("encode modified the decoded input", "input bytes differ after re-encoding");
   return { failure: null, key: "", decoded: true };
 }

@@ -72,13 +72,18 @@ export async function startKcatMock(options: { kcat: string; topic: string; time
   const reachedEnd = `Reached end of topic ${topic} [0]`;
   try {
     const { host, port } = await new Promise<{ host: string; port: number }>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`kcat did not start its mock cluster and topic ${topic} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`kcat did not start its mock cluster and topic ${topic} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const done = (f: () => void) => {
         clearTimeout(timer);
         f();
       };
       child.once("error", (e) => done(() => reject(e)));
-      child.once("exit", (code, signal) => done(() => reject(new Error(`kcat exited early (code ${code}, signal ${signal})`))));
+      child.once("exit", (code, signal) =>
+        done(() => reject(new Error(`kcat exited early (code ${code}, signal ${signal})`))),
+      );
       child.stderr!.setEncoding("utf8");
       child.stderr!.on("data", (chunk: string) => {
         if (stderr.length < 65536) stderr += chunk;
@@ -162,7 +167,12 @@ export class KafkaTestClient {
   }
 
   /** Connects within `timeoutMs`. */
-  static connect(host: string, port: number, protocol: Protocol, options: { timeoutMs: number; clientId?: string }): Promise<KafkaTestClient> {
+  static connect(
+    host: string,
+    port: number,
+    protocol: Protocol,
+    options: { timeoutMs: number; clientId?: string },
+  ): Promise<KafkaTestClient> {
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host, port });
       const timer = setTimeout(() => {
@@ -185,12 +195,19 @@ export class KafkaTestClient {
   async exchange(apiKey: number, apiVersion: number, body: unknown, timeoutMs = 5000): Promise<Exchange> {
     if (this.failure !== null) throw this.failure;
     const correlationId = this.nextCorrelationId++;
-    const request = this.protocol.encodeRequestFrame({ apiKey, apiVersion, correlationId, clientId: this.clientId }, body);
+    const request = this.protocol.encodeRequestFrame(
+      { apiKey, apiVersion, correlationId, clientId: this.clientId },
+      body,
+    );
     this.sent.push({ apiKey, apiVersion, correlationId });
     const response = await new Promise<Uint8Array>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(correlationId);
-        reject(new Error(`no response to ${this.protocol.api(apiKey).name} v${apiVersion} (correlation id ${correlationId}) within ${timeoutMs} ms`));
+        reject(
+          new Error(
+            `no response to ${this.protocol.api(apiKey).name} v${apiVersion} (correlation id ${correlationId}) within ${timeoutMs} ms`,
+          ),
+        );
       }, timeoutMs);
       this.pending.set(correlationId, {
         resolve: (frame) => {
@@ -221,7 +238,9 @@ export class KafkaTestClient {
     const exchange = await this.exchange(apiKey, apiVersion, body, timeoutMs);
     const decoded = this.protocol.decodeResponseFrame(exchange.response, apiKey, apiVersion);
     if (decoded.header.correlationId !== exchange.correlationId) {
-      throw new Error(`response carries correlation id ${decoded.header.correlationId}, the request ${exchange.correlationId}`);
+      throw new Error(
+        `response carries correlation id ${decoded.header.correlationId}, the request ${exchange.correlationId}`,
+      );
     }
     return { exchange, decoded, body: decoded.body as B };
   }
