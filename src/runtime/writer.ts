@@ -363,8 +363,15 @@ export class Writer {
   /** A compact string whose length the size pass recorded. */
   compactString(s: string): void {
     const len = this.lens[this.li++]!;
-    this.uvarint(len + 1);
-    this.pos = writeUtf8(this.buf, this.pos, s, len);
+    if (len < 0x7f) {
+      // A length prefix of one byte: most strings.
+      const p = this.pos;
+      this.buf[p] = len + 1;
+      this.pos = writeUtf8(this.buf, p + 1, s, len);
+    } else {
+      this.uvarint(len + 1);
+      this.pos = writeUtf8(this.buf, this.pos, s, len);
+    }
   }
 
   /** A compact nullable string: `00` for null, else as {@link Writer.compactString}. */
