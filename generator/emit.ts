@@ -681,30 +681,40 @@ class MessageEmitter {
         () => this.checkAbsent(size, field, x),
       );
     }
-    size.ifVersion(flexibleRange, ctx, (c) => {
-      size.line("let tagged = 0;");
-      for (const field of tagged) {
-        const x = `v.${field.propertyName}`;
-        size.ifVersion(field.taggedVersions, c, (c2) => {
-          size.block(`if (!(${this.isDefaultExpr(field, x)}))`, () => {
-            size.line(`f = ${JSON.stringify(field.propertyName)};`);
-            size.line("tagged++;");
-            size.line(`const slot = ${this.rt("reserveLen")}(lens);`);
-            size.line("let s = 0;");
-            this.tagged(() => this.emitSize(size, field, x, c2, "s"));
-            size.line("lens[slot] = s;");
-            size.line(`size += ${this.rt("uvarintSize")}(${field.tag}) + ${this.rt("uvarintSize")}(s) + s;`);
+    size.ifVersion(
+      flexibleRange,
+      ctx,
+      (c) => {
+        size.line("let tagged = 0;");
+        for (const field of tagged) {
+          const x = `v.${field.propertyName}`;
+          size.ifVersion(field.taggedVersions, c, (c2) => {
+            size.block(`if (!(${this.isDefaultExpr(field, x)}))`, () => {
+              size.line(`f = ${JSON.stringify(field.propertyName)};`);
+              size.line("tagged++;");
+              size.line(`const slot = ${this.rt("reserveLen")}(lens);`);
+              size.line("let s = 0;");
+              this.tagged(() => this.emitSize(size, field, x, c2, "s"));
+              size.line("lens[slot] = s;");
+              size.line(`size += ${this.rt("uvarintSize")}(${field.tag}) + ${this.rt("uvarintSize")}(s) + s;`);
+            });
           });
+        }
+        size.line('f = "_unknownTaggedFields";');
+        size.line("const unknown = v._unknownTaggedFields;");
+        size.block("if (unknown !== undefined)", () => {
+          size.line("tagged += unknown.length;");
+          size.line(`size += ${this.rt("sizeUnknownTaggedFields")}(unknown, ${knownTags});`);
         });
-      }
-      size.line('f = "_unknownTaggedFields";');
-      size.line("const unknown = v._unknownTaggedFields;");
-      size.block("if (unknown !== undefined)", () => {
-        size.line("tagged += unknown.length;");
-        size.line(`size += ${this.rt("sizeUnknownTaggedFields")}(unknown, ${knownTags});`);
-      });
-      size.line(`size += ${this.rt("uvarintSize")}(tagged);`);
-    });
+        size.line(`size += ${this.rt("uvarintSize")}(tagged);`);
+      },
+      () => {
+        // Kafka refuses to drop tagged fields silently in a version without them, and so do we.
+        if (intersect(flexibleRange, ctx) === null) return;
+        size.line('f = "_unknownTaggedFields";');
+        size.line(`${this.rt("checkNoTaggedFields")}(v._unknownTaggedFields, version);`);
+      },
+    );
     size.line("return size;");
     this.functions.push(
       `function ${S}$size(v: ${S}, version: number, lens: number[]): number {\n${this.wrap(struct, size, false, "-1")}\n}`,

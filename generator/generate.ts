@@ -81,14 +81,22 @@ export async function loadSchemas(
   options: { readonly apiKeys?: Readonly<Record<string, number>>; readonly cwd?: string } = {},
 ): Promise<MessageSpec[]> {
   const cwd = options.cwd ?? process.cwd();
-  const files = new Set<string>();
+  // Each file's label (its path in generated headers and errors): relative to `cwd`, or, for
+  // schemas outside it, relative to the folder given, so that output never depends on where the
+  // command runs (`kafka-schemas/clients/FetchRequest.json`, not `../../shared/...`).
+  const labels = new Map<string, string>();
   for (const entry of entries) {
-    for (const f of await findSchemaFiles(path.resolve(cwd, entry))) files.add(f);
+    const root = path.resolve(cwd, entry);
+    for (const f of await findSchemaFiles(root)) {
+      const fromCwd = path.relative(cwd, f);
+      const outside = fromCwd.startsWith("..") || path.isAbsolute(fromCwd);
+      labels.set(f, toPosix(outside ? path.join(path.basename(root), path.relative(root, f) || "") : fromCwd));
+    }
   }
   const messages: MessageSpec[] = [];
   const byName = new Map<string, string>();
-  for (const file of [...files].sort()) {
-    const label = toPosix(path.relative(cwd, file));
+  for (const file of [...labels.keys()].sort()) {
+    const label = labels.get(file)!;
     const spec = loadSchema(await readFile(file, "utf8"), label, { apiKeys: options.apiKeys ?? {} });
     const previous = byName.get(spec.name);
     if (previous !== undefined) {
@@ -101,6 +109,16 @@ export async function loadSchemas(
     }
     byName.set(spec.name, label);
     messages.push(spec);
+  }
+  for (const name of Object.keys(options.apiKeys ?? {})) {
+    if (!byName.has(name)) {
+      throw new SchemaError({
+        file: name,
+        line: 1,
+        column: 1,
+        reason: `an api key is assigned to ${name}, but no schema defines that message`,
+      });
+    }
   }
   return messages;
 }

@@ -85,7 +85,9 @@ const UUID_CODES: number[] = /*@__PURE__*/ new Array<number>(22).fill(0);
  * is cheaper than converting.
  */
 let lastText = "AAAAAAAAAAAAAAAAAAAAAA";
-const lastBytes = /*@__PURE__*/ new Uint8Array(16);
+let lastBytes = /*@__PURE__*/ new Uint8Array(16);
+/** Where a string is decoded before it becomes the memo: a rejected one must leave no trace. */
+let spareBytes = /*@__PURE__*/ new Uint8Array(16);
 
 /** Kafka's `Uuid.toString()` of 16 bytes at `offset`: URL-safe base64 without padding, 22 characters. */
 export function uuidToString(buf: Uint8Array, offset: number): string {
@@ -124,6 +126,7 @@ export function writeUuid(buf: Uint8Array, offset: number, text: string): boolea
   if (text !== lastText) {
     if (typeof text !== "string" || text.length !== 22) return false;
     const rev = URL_REV;
+    const out = spareBytes;
     // One pass: valid sextets are 0..63, a character outside the alphabet maps to -1 and a
     // non-ASCII one keeps bits above 0x7f, so OR-ing them all leaves bits above 63 for any error.
     let bad = 0;
@@ -139,22 +142,20 @@ export function writeUuid(buf: Uint8Array, offset: number, text: string): boolea
       const d = rev[c3 & 0x7f]!;
       bad |= a | b | c | d | ((c0 | c1 | c2 | c3) & ~0x7f);
       const v = (a << 18) | (b << 12) | (c << 6) | d;
-      lastBytes[o++] = v >> 16;
-      lastBytes[o++] = v >> 8;
-      lastBytes[o++] = v;
+      out[o++] = v >> 16;
+      out[o++] = v >> 8;
+      out[o++] = v;
     }
     const c20 = text.charCodeAt(20);
     const c21 = text.charCodeAt(21);
     const y = rev[c20 & 0x7f]!;
     const z = rev[c21 & 0x7f]!;
     bad |= y | z | ((c20 | c21) & ~0x7f);
-    lastBytes[15] = (y << 2) | (z >> 4);
+    out[15] = (y << 2) | (z >> 4);
     // The last character carries two bits: its low four must be zero (canonical form).
-    if ((bad & ~63) !== 0 || (z & 15) !== 0) {
-      // lastBytes no longer holds lastText's bytes.
-      lastText = "";
-      return false;
-    }
+    if ((bad & ~63) !== 0 || (z & 15) !== 0) return false;
+    spareBytes = lastBytes;
+    lastBytes = out;
     lastText = text;
   }
   for (let i = 0; i < 16; i++) buf[offset + i] = lastBytes[i]!;

@@ -144,6 +144,17 @@ function checkMessage(def: MessageDefinition<unknown>, message: unknown): void {
   }
 }
 
+/** A message whose values change between measuring and writing (a getter, a Proxy) is refused. */
+function checkWritten(def: MessageDefinition<unknown>, written: number, size: number): void {
+  if (written !== size) {
+    throw new KafkaEncodeError(
+      "INVALID_VALUE",
+      `${def.name} changed while it was being encoded (measured ${size} bytes, wrote ${written})`,
+      -1,
+    );
+  }
+}
+
 /** Kafka frames and lengths are int32: no message can be longer than 2^31-1 bytes. */
 function checkSize(def: MessageDefinition<unknown>, size: number): number {
   if (size > 0x7fffffff) {
@@ -172,6 +183,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       const out = allocate(size);
       const w = new Writer(out, 0, lens);
       def.write(w, message, version);
+      checkWritten(untyped, w.pos, size);
       return out;
     },
     encodeInto(message, version, target, offset = 0) {
@@ -196,9 +208,11 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
           offset,
         );
       }
-      const w = new Writer(target, offset, lens);
+      // A view of exactly the measured range: nothing outside it can be written.
+      const w = new Writer(target.subarray(offset, offset + size), 0, lens);
       def.write(w, message, version);
-      return w.pos;
+      checkWritten(untyped, w.pos, size);
+      return offset + size;
     },
     plan(message, version) {
       checkVersion(untyped, version, false);
@@ -216,9 +230,10 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
           ) {
             throw new KafkaEncodeError("BUFFER_TOO_SMALL", `message needs ${size} bytes at offset ${offset}`, offset);
           }
-          const w = new Writer(target, offset, lens);
+          const w = new Writer(target.subarray(offset, offset + size), 0, lens);
           def.write(w, message, version);
-          return w.pos;
+          checkWritten(untyped, w.pos, size);
+          return offset + size;
         },
       };
     },
@@ -232,7 +247,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       if (!(bytes instanceof Uint8Array)) {
         throw new KafkaDecodeError("INVALID_VALUE", "input must be a Uint8Array", -1);
       }
-      const r = new Reader(bytes, 0, bytes.length, options);
+      const r = new Reader(bytes, 0, bytes.length, options ?? undefined);
       const message = def.read(r, version);
       if (r.pos !== r.end && options?.allowTrailingBytes !== true) {
         throw new KafkaDecodeError("TRAILING_BYTES", `${r.end - r.pos} bytes remain after the message`, r.pos);
@@ -251,7 +266,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
           offset,
         );
       }
-      const r = new Reader(bytes, offset, end, options);
+      const r = new Reader(bytes, offset, end, options ?? undefined);
       const message = def.read(r, version);
       return { message, offset: r.pos };
     },
@@ -260,8 +275,10 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       return init === undefined ? message : (Object.assign(message as object, init) as T);
     },
     toJson(message, version) {
-      checkVersion(untyped, version, false);
-      checkMessage(untyped, message);
+      // The same checks as encode (ranges, types, nulls, versions), so that no JSON is written
+      // for a message that could not go on the wire.
+      const plan = codec.plan(message, version);
+      plan.writeTo(allocate(plan.size), 0);
       return def.toJson(message, version);
     },
     fromJson(json, version) {

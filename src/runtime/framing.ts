@@ -317,8 +317,10 @@ export interface FrameSplitterOptions {
  */
 export class FrameSplitter {
   private readonly maxFrameSize: number;
-  private pending: Uint8Array[] = [];
+  /** Bytes held back, at the start of a buffer that grows by doubling (memory stays within 2× of them). */
+  private pending: Uint8Array = new Uint8Array(0);
   private pendingBytes = 0;
+  private failure: KafkaDecodeError | null = null;
 
   constructor(options: FrameSplitterOptions = {}) {
     this.maxFrameSize = options.maxFrameSize ?? 104857600;
@@ -333,20 +335,38 @@ export class FrameSplitter {
   }
 
   /**
-   * Adds a chunk; returns every frame completed by it (each with its 4-byte size prefix).
-   * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`;
-   *   the splitter is then unusable (the stream has lost its framing).
+   * Adds a chunk; returns every frame completed by it (each with its 4-byte size prefix). A frame
+   * that lies inside `chunk` is a view of it; one assembled from several chunks is a copy.
+   * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`
+   *   (checked as soon as the 4 size bytes are there, before buffering the frame), or
+   *   `INVALID_VALUE` for a chunk that is not a Uint8Array. After an error the stream has lost
+   *   its framing: every later `push` throws the same error.
    */
   push(chunk: Uint8Array): Uint8Array[] {
+    if (this.failure !== null) throw this.failure;
+    try {
+      if (!(chunk instanceof Uint8Array)) {
+        throw new KafkaDecodeError("INVALID_VALUE", "a chunk must be a Uint8Array", -1);
+      }
+      return this.split(chunk);
+    } catch (error) {
+      if (error instanceof KafkaDecodeError) this.failure = error;
+      throw error;
+    }
+  }
+
+  private split(chunk: Uint8Array): Uint8Array[] {
     let data = chunk;
     if (this.pendingBytes > 0) {
-      // Keep a copy: the caller may reuse its chunk buffer.
-      this.pending.push(chunk.slice());
-      this.pendingBytes += chunk.length;
-      // Join the pieces only once the frame they start is complete (no quadratic copying).
-      if (this.pendingBytes < 4 || this.pendingBytes < 4 + this.checkedSize(this.peekSize(), 0)) return [];
-      data = concat(this.pending, this.pendingBytes);
-      this.pending = [];
+      this.append(chunk);
+      // Hand the bytes over only once the frame they start is complete.
+      if (this.pendingBytes < 4) return [];
+      const p = this.pending;
+      const size = this.checkedSize((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!, 0);
+      if (this.pendingBytes < 4 + size) return [];
+      data = p.subarray(0, this.pendingBytes);
+      // Frames returned below are views of this buffer: start a new one for what follows.
+      this.pending = new Uint8Array(0);
       this.pendingBytes = 0;
     }
     const frames: Uint8Array[] = [];
@@ -360,12 +380,20 @@ export class FrameSplitter {
       frames.push(data.subarray(offset, offset + 4 + size));
       offset += 4 + size;
     }
-    if (offset < data.length) {
-      const rest = data.slice(offset);
-      this.pending.push(rest);
-      this.pendingBytes = rest.length;
-    }
+    // Keep a copy of the rest: the caller may reuse its chunk buffer.
+    if (offset < data.length) this.append(data.subarray(offset));
     return frames;
+  }
+
+  private append(bytes: Uint8Array): void {
+    const needed = this.pendingBytes + bytes.length;
+    if (needed > this.pending.length) {
+      const grown = new Uint8Array(Math.max(needed, 2 * this.pending.length, 256));
+      grown.set(this.pending.subarray(0, this.pendingBytes));
+      this.pending = grown;
+    }
+    this.pending.set(bytes, this.pendingBytes);
+    this.pendingBytes = needed;
   }
 
   private checkedSize(size: number, offset: number): number {
@@ -374,25 +402,4 @@ export class FrameSplitter {
     }
     return size;
   }
-
-  /** The size prefix at the start of the pending bytes (at least 4 are there). */
-  private peekSize(): number {
-    let size = 0;
-    let n = 0;
-    for (const part of this.pending) {
-      for (let i = 0; i < part.length && n < 4; i++, n++) size = (size << 8) | part[i]!;
-      if (n === 4) break;
-    }
-    return size | 0;
-  }
-}
-
-function concat(parts: readonly Uint8Array[], total: number): Uint8Array {
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }

@@ -53,8 +53,10 @@ export function uvarintSize(v: number): number {
 }
 
 /** The null-check every non-nullable field gets in the size pass. */
-export function nullNotAllowed(): KafkaEncodeError {
-  return new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in this field in this version", -1);
+export function nullNotAllowed(value: null | undefined = null): KafkaEncodeError {
+  return value === undefined
+    ? new KafkaEncodeError("INVALID_VALUE", "the field is missing (undefined)", -1)
+    : new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in this field in this version", -1);
 }
 
 function checkedUtf8Length(s: unknown): number {
@@ -72,7 +74,7 @@ function checkedUtf8Length(s: unknown): number {
 
 /** Size of a non-nullable compact string (flexible versions); records its UTF-8 length in `lens`. */
 export function sizeCompactString(s: string, lens: number[]): number {
-  if (s == null) throw nullNotAllowed();
+  if (s == null) throw nullNotAllowed(s);
   const len = checkedUtf8Length(s);
   lens.push(len);
   return uvarintSize(len + 1) + len;
@@ -86,7 +88,7 @@ export function sizeCompactNullableString(s: string | null, lens: number[]): num
 
 /** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens`. */
 export function sizeString(s: string, lens: number[]): number {
-  if (s == null) throw nullNotAllowed();
+  if (s == null) throw nullNotAllowed(s);
   const len = checkedUtf8Length(s);
   lens.push(len);
   return 2 + len;
@@ -100,7 +102,7 @@ export function sizeNullableString(s: string | null, lens: number[]): number {
 
 function checkBytes(b: unknown): Uint8Array {
   if (!(b instanceof Uint8Array)) {
-    if (b == null) throw nullNotAllowed();
+    if (b == null) throw nullNotAllowed(b);
     throw new KafkaEncodeError("INVALID_VALUE", `expected a Uint8Array, got ${describe(b)}`, -1);
   }
   return b;
@@ -130,7 +132,7 @@ export function sizeNullableBytes(b: Uint8Array | null): number {
 /** Checks an array field's value; returns its length (at most 2^31-1, Kafka's int32 array count). */
 export function arrayLength(a: readonly unknown[]): number {
   if (!Array.isArray(a)) {
-    if (a == null) throw nullNotAllowed();
+    if (a == null) throw nullNotAllowed(a);
     throw new KafkaEncodeError("INVALID_VALUE", `expected an array, got ${describe(a)}`, -1);
   }
   if (a.length > 0x7fffffff) {
@@ -147,8 +149,22 @@ export function sizeCompactArrayLength(n: number): number {
 /** Checks a struct field's value is an object. */
 export function checkStruct(v: unknown): void {
   if (typeof v !== "object" || v === null || Array.isArray(v) || v instanceof Uint8Array) {
-    if (v == null) throw nullNotAllowed();
+    if (v == null) throw nullNotAllowed(v);
     throw new KafkaEncodeError("INVALID_VALUE", `expected an object, got ${describe(v)}`, -1);
+  }
+}
+
+/**
+ * Unknown tagged fields on a struct written in a version that has no tagged fields: an error, as
+ * in Kafka ("Tagged fields were set, but version N of this message does not support them").
+ */
+export function checkNoTaggedFields(fields: readonly UnknownTaggedField[] | undefined, version: number): void {
+  if (fields !== undefined && fields.length > 0) {
+    throw new KafkaEncodeError(
+      "FIELD_NOT_IN_VERSION",
+      `${fields.length} unknown tagged field(s) set, but version ${version} has no tagged fields`,
+      -1,
+    );
   }
 }
 

@@ -9,6 +9,7 @@ import {
   bytesToBase64,
   uuidFromString,
   uuidToString,
+  writeUuid,
 } from "../../src/runtime/index.js";
 import { bytes, expectError, hex, repeatHex } from "./helpers.js";
 
@@ -151,5 +152,34 @@ describe("standard base64 (bytes in JSON)", () => {
   ];
   it.each(BAD)("rejects %s (%j) with null", (_name, text) => {
     expect(base64ToBytes(text)).toBeNull();
+  });
+});
+
+describe("the last-uuid memo", () => {
+  it("keeps no trace of a rejected uuid", () => {
+    const zero = new Uint8Array(16);
+    const out = new Uint8Array(16).fill(0xee);
+    // 'B' = 1 = 0b000001 as the last character: its low four bits are not zero padding, so this
+    // is rejected — after decoding to the zero uuid's bytes.
+    expect(writeUuid(out, 0, "AAAAAAAAAAAAAAAAAAAAAB")).toBe(false);
+    expect(writeUuid(out, 0, "")).toBe(false);
+    expect(out.every((b) => b === 0xee)).toBe(true);
+    expect(uuidToString(zero, 0)).toBe("AAAAAAAAAAAAAAAAAAAAAA");
+    expect(writeUuid(out, 0, "AAAAAAAAAAAAAAAAAAAAA+")).toBe(false);
+    expect(uuidToString(zero, 0)).toBe("AAAAAAAAAAAAAAAAAAAAAA");
+  });
+
+  it("converts a different uuid after a repeated one", () => {
+    const a = Uint8Array.from({ length: 16 }, (_, i) => i);
+    const b = Uint8Array.from({ length: 16 }, (_, i) => 255 - i);
+    const ta = uuidToString(a, 0);
+    expect(uuidToString(a, 0)).toBe(ta);
+    const tb = uuidToString(b, 0);
+    expect(tb).not.toBe(ta);
+    const out = new Uint8Array(16);
+    expect(writeUuid(out, 0, ta)).toBe(true);
+    expect([...out]).toEqual([...a]);
+    expect(writeUuid(out, 0, tb)).toBe(true);
+    expect([...out]).toEqual([...b]);
   });
 });
