@@ -9,6 +9,7 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
+  jsonField,
   jsonNullableString,
   jsonString,
   missingJsonField,
@@ -552,7 +553,7 @@ function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): 
     f = "throttleTimeMs";
     let $throttleTimeMs: number;
     {
-      const j = o["throttleTimeMs"];
+      const j = jsonField(o, "throttleTimeMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -562,7 +563,7 @@ function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): 
     f = "groups";
     let $groups: DescribedGroup[];
     {
-      const j = o["groups"];
+      const j = jsonField(o, "groups");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -805,7 +806,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "errorCode";
     let $errorCode: number;
     {
-      const j = o["errorCode"];
+      const j = jsonField(o, "errorCode");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -815,7 +816,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "errorMessage";
     let $errorMessage: string | null;
     {
-      const j = o["errorMessage"];
+      const j = jsonField(o, "errorMessage");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -829,7 +830,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "groupId";
     let $groupId: string;
     {
-      const j = o["groupId"];
+      const j = jsonField(o, "groupId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -839,7 +840,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "groupState";
     let $groupState: string;
     {
-      const j = o["groupState"];
+      const j = jsonField(o, "groupState");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -849,7 +850,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "groupEpoch";
     let $groupEpoch: number;
     {
-      const j = o["groupEpoch"];
+      const j = jsonField(o, "groupEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -859,7 +860,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "assignmentEpoch";
     let $assignmentEpoch: number;
     {
-      const j = o["assignmentEpoch"];
+      const j = jsonField(o, "assignmentEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -869,7 +870,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "topology";
     let $topology: Topology | null;
     {
-      const j = o["topology"];
+      const j = jsonField(o, "topology");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -883,7 +884,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "members";
     let $members: Member[];
     {
-      const j = o["members"];
+      const j = jsonField(o, "members");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -903,7 +904,7 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
     f = "authorizedOperations";
     let $authorizedOperations: number;
     {
-      const j = o["authorizedOperations"];
+      const j = jsonField(o, "authorizedOperations");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1086,7 +1087,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
     f = "epoch";
     let $epoch: number;
     {
-      const j = o["epoch"];
+      const j = jsonField(o, "epoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1096,7 +1097,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
     f = "subtopologies";
     let $subtopologies: Subtopology[] | null;
     {
-      const j = o["subtopologies"];
+      const j = jsonField(o, "subtopologies");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1394,7 +1395,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1404,7 +1405,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "sourceTopics";
     let $sourceTopics: string[];
     {
-      const j = o["sourceTopics"];
+      const j = jsonField(o, "sourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1424,7 +1425,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "repartitionSinkTopics";
     let $repartitionSinkTopics: string[];
     {
-      const j = o["repartitionSinkTopics"];
+      const j = jsonField(o, "repartitionSinkTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1444,7 +1445,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "stateChangelogTopics";
     let $stateChangelogTopics: TopicInfo[];
     {
-      const j = o["stateChangelogTopics"];
+      const j = jsonField(o, "stateChangelogTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1464,7 +1465,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "repartitionSourceTopics";
     let $repartitionSourceTopics: TopicInfo[];
     {
-      const j = o["repartitionSourceTopics"];
+      const j = jsonField(o, "repartitionSourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1853,7 +1854,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "memberId";
     let $memberId: string;
     {
-      const j = o["memberId"];
+      const j = jsonField(o, "memberId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1863,7 +1864,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "memberEpoch";
     let $memberEpoch: number;
     {
-      const j = o["memberEpoch"];
+      const j = jsonField(o, "memberEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1873,7 +1874,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "currentAssignmentEpoch";
     let $currentAssignmentEpoch: number;
     {
-      const j = o["currentAssignmentEpoch"];
+      const j = jsonField(o, "currentAssignmentEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1883,7 +1884,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "instanceId";
     let $instanceId: string | null;
     {
-      const j = o["instanceId"];
+      const j = jsonField(o, "instanceId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1897,7 +1898,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "rackId";
     let $rackId: string | null;
     {
-      const j = o["rackId"];
+      const j = jsonField(o, "rackId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1911,7 +1912,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "clientId";
     let $clientId: string;
     {
-      const j = o["clientId"];
+      const j = jsonField(o, "clientId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1921,7 +1922,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "clientHost";
     let $clientHost: string;
     {
-      const j = o["clientHost"];
+      const j = jsonField(o, "clientHost");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1931,7 +1932,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "topologyEpoch";
     let $topologyEpoch: number;
     {
-      const j = o["topologyEpoch"];
+      const j = jsonField(o, "topologyEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1941,7 +1942,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "processId";
     let $processId: string;
     {
-      const j = o["processId"];
+      const j = jsonField(o, "processId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1951,7 +1952,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "userEndpoint";
     let $userEndpoint: Endpoint | null;
     {
-      const j = o["userEndpoint"];
+      const j = jsonField(o, "userEndpoint");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1965,7 +1966,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "clientTags";
     let $clientTags: KeyValue[];
     {
-      const j = o["clientTags"];
+      const j = jsonField(o, "clientTags");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1985,7 +1986,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "taskOffsets";
     let $taskOffsets: TaskOffset[];
     {
-      const j = o["taskOffsets"];
+      const j = jsonField(o, "taskOffsets");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2005,7 +2006,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "taskEndOffsets";
     let $taskEndOffsets: TaskOffset[];
     {
-      const j = o["taskEndOffsets"];
+      const j = jsonField(o, "taskEndOffsets");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2025,7 +2026,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "assignment";
     let $assignment: Assignment;
     {
-      const j = o["assignment"];
+      const j = jsonField(o, "assignment");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2035,7 +2036,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "targetAssignment";
     let $targetAssignment: Assignment;
     {
-      const j = o["targetAssignment"];
+      const j = jsonField(o, "targetAssignment");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2045,7 +2046,7 @@ function Member$fromJson(json: unknown, version: number): Member {
     f = "isClassic";
     let $isClassic: boolean;
     {
-      const j = o["isClassic"];
+      const j = jsonField(o, "isClassic");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2192,7 +2193,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "host";
     let $host: string;
     {
-      const j = o["host"];
+      const j = jsonField(o, "host");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2202,7 +2203,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "port";
     let $port: number;
     {
-      const j = o["port"];
+      const j = jsonField(o, "port");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2334,7 +2335,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2344,7 +2345,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "partition";
     let $partition: number;
     {
-      const j = o["partition"];
+      const j = jsonField(o, "partition");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2354,7 +2355,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "offset";
     let $offset: bigint;
     {
-      const j = o["offset"];
+      const j = jsonField(o, "offset");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2588,7 +2589,7 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
     f = "activeTasks";
     let $activeTasks: TaskIds[];
     {
-      const j = o["activeTasks"];
+      const j = jsonField(o, "activeTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2608,7 +2609,7 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
     f = "standbyTasks";
     let $standbyTasks: TaskIds[];
     {
-      const j = o["standbyTasks"];
+      const j = jsonField(o, "standbyTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2628,7 +2629,7 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
     f = "warmupTasks";
     let $warmupTasks: TaskIds[];
     {
-      const j = o["warmupTasks"];
+      const j = jsonField(o, "warmupTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2782,7 +2783,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2792,7 +2793,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "partitions";
     let $partitions: number[];
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2922,7 +2923,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "key";
     let $key: string;
     {
-      const j = o["key"];
+      const j = jsonField(o, "key");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2932,7 +2933,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "value";
     let $value: string;
     {
-      const j = o["value"];
+      const j = jsonField(o, "value");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -3108,7 +3109,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "name";
     let $name: string;
     {
-      const j = o["name"];
+      const j = jsonField(o, "name");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -3118,7 +3119,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "partitions";
     let $partitions: number;
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -3128,7 +3129,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "replicationFactor";
     let $replicationFactor: number;
     {
-      const j = o["replicationFactor"];
+      const j = jsonField(o, "replicationFactor");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -3138,7 +3139,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "topicConfigs";
     let $topicConfigs: KeyValue[];
     {
-      const j = o["topicConfigs"];
+      const j = jsonField(o, "topicConfigs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {

@@ -9,6 +9,7 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
+  jsonField,
   jsonNullableString,
   jsonString,
   missingJsonField,
@@ -903,7 +904,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "groupId";
     let $groupId: string;
     {
-      const j = o["groupId"];
+      const j = jsonField(o, "groupId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -913,7 +914,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "memberId";
     let $memberId: string;
     {
-      const j = o["memberId"];
+      const j = jsonField(o, "memberId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -923,7 +924,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "memberEpoch";
     let $memberEpoch: number;
     {
-      const j = o["memberEpoch"];
+      const j = jsonField(o, "memberEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -933,7 +934,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "currentAssignmentEpoch";
     let $currentAssignmentEpoch: number;
     {
-      const j = o["currentAssignmentEpoch"];
+      const j = jsonField(o, "currentAssignmentEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -943,7 +944,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "instanceId";
     let $instanceId: string | null;
     {
-      const j = o["instanceId"];
+      const j = jsonField(o, "instanceId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -957,7 +958,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "rackId";
     let $rackId: string | null;
     {
-      const j = o["rackId"];
+      const j = jsonField(o, "rackId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -971,7 +972,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "rebalanceTimeoutMs";
     let $rebalanceTimeoutMs: number;
     {
-      const j = o["rebalanceTimeoutMs"];
+      const j = jsonField(o, "rebalanceTimeoutMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -981,7 +982,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "topology";
     let $topology: Topology | null;
     {
-      const j = o["topology"];
+      const j = jsonField(o, "topology");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -995,7 +996,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "activeTasks";
     let $activeTasks: TaskIds[] | null;
     {
-      const j = o["activeTasks"];
+      const j = jsonField(o, "activeTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1019,7 +1020,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "standbyTasks";
     let $standbyTasks: TaskIds[] | null;
     {
-      const j = o["standbyTasks"];
+      const j = jsonField(o, "standbyTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1043,7 +1044,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "warmupTasks";
     let $warmupTasks: TaskIds[] | null;
     {
-      const j = o["warmupTasks"];
+      const j = jsonField(o, "warmupTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1067,7 +1068,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "processId";
     let $processId: string | null;
     {
-      const j = o["processId"];
+      const j = jsonField(o, "processId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1081,7 +1082,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "userEndpoint";
     let $userEndpoint: Endpoint | null;
     {
-      const j = o["userEndpoint"];
+      const j = jsonField(o, "userEndpoint");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1095,7 +1096,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "clientTags";
     let $clientTags: KeyValue[] | null;
     {
-      const j = o["clientTags"];
+      const j = jsonField(o, "clientTags");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1119,7 +1120,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "taskOffsets";
     let $taskOffsets: TaskOffset[] | null;
     {
-      const j = o["taskOffsets"];
+      const j = jsonField(o, "taskOffsets");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1143,7 +1144,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "taskEndOffsets";
     let $taskEndOffsets: TaskOffset[] | null;
     {
-      const j = o["taskEndOffsets"];
+      const j = jsonField(o, "taskEndOffsets");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1167,7 +1168,7 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
     f = "shutdownApplication";
     let $shutdownApplication: boolean;
     {
-      const j = o["shutdownApplication"];
+      const j = jsonField(o, "shutdownApplication");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1350,7 +1351,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
     f = "epoch";
     let $epoch: number;
     {
-      const j = o["epoch"];
+      const j = jsonField(o, "epoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1360,7 +1361,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
     f = "subtopologies";
     let $subtopologies: Subtopology[];
     {
-      const j = o["subtopologies"];
+      const j = jsonField(o, "subtopologies");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1741,7 +1742,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1751,7 +1752,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "sourceTopics";
     let $sourceTopics: string[];
     {
-      const j = o["sourceTopics"];
+      const j = jsonField(o, "sourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1771,7 +1772,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "sourceTopicRegex";
     let $sourceTopicRegex: string[];
     {
-      const j = o["sourceTopicRegex"];
+      const j = jsonField(o, "sourceTopicRegex");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1791,7 +1792,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "stateChangelogTopics";
     let $stateChangelogTopics: TopicInfo[];
     {
-      const j = o["stateChangelogTopics"];
+      const j = jsonField(o, "stateChangelogTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1811,7 +1812,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "repartitionSinkTopics";
     let $repartitionSinkTopics: string[];
     {
-      const j = o["repartitionSinkTopics"];
+      const j = jsonField(o, "repartitionSinkTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1831,7 +1832,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "repartitionSourceTopics";
     let $repartitionSourceTopics: TopicInfo[];
     {
-      const j = o["repartitionSourceTopics"];
+      const j = jsonField(o, "repartitionSourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1851,7 +1852,7 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
     f = "copartitionGroups";
     let $copartitionGroups: CopartitionGroup[];
     {
-      const j = o["copartitionGroups"];
+      const j = jsonField(o, "copartitionGroups");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2067,7 +2068,7 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
     f = "sourceTopics";
     let $sourceTopics: number[];
     {
-      const j = o["sourceTopics"];
+      const j = jsonField(o, "sourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2087,7 +2088,7 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
     f = "sourceTopicRegex";
     let $sourceTopicRegex: number[];
     {
-      const j = o["sourceTopicRegex"];
+      const j = jsonField(o, "sourceTopicRegex");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2107,7 +2108,7 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
     f = "repartitionSourceTopics";
     let $repartitionSourceTopics: number[];
     {
-      const j = o["repartitionSourceTopics"];
+      const j = jsonField(o, "repartitionSourceTopics");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2239,7 +2240,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "key";
     let $key: string;
     {
-      const j = o["key"];
+      const j = jsonField(o, "key");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2249,7 +2250,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "value";
     let $value: string;
     {
-      const j = o["value"];
+      const j = jsonField(o, "value");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2425,7 +2426,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "name";
     let $name: string;
     {
-      const j = o["name"];
+      const j = jsonField(o, "name");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2435,7 +2436,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "partitions";
     let $partitions: number;
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2445,7 +2446,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "replicationFactor";
     let $replicationFactor: number;
     {
-      const j = o["replicationFactor"];
+      const j = jsonField(o, "replicationFactor");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2455,7 +2456,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
     f = "topicConfigs";
     let $topicConfigs: KeyValue[];
     {
-      const j = o["topicConfigs"];
+      const j = jsonField(o, "topicConfigs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2588,7 +2589,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "host";
     let $host: string;
     {
-      const j = o["host"];
+      const j = jsonField(o, "host");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2598,7 +2599,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "port";
     let $port: number;
     {
-      const j = o["port"];
+      const j = jsonField(o, "port");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2730,7 +2731,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2740,7 +2741,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "partition";
     let $partition: number;
     {
-      const j = o["partition"];
+      const j = jsonField(o, "partition");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2750,7 +2751,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
     f = "offset";
     let $offset: bigint;
     {
-      const j = o["offset"];
+      const j = jsonField(o, "offset");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2894,7 +2895,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -2904,7 +2905,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "partitions";
     let $partitions: number[];
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {

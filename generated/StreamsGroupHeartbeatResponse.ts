@@ -9,6 +9,7 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
+  jsonField,
   jsonNullableString,
   jsonString,
   missingJsonField,
@@ -685,7 +686,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "throttleTimeMs";
     let $throttleTimeMs: number;
     {
-      const j = o["throttleTimeMs"];
+      const j = jsonField(o, "throttleTimeMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -695,7 +696,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "errorCode";
     let $errorCode: number;
     {
-      const j = o["errorCode"];
+      const j = jsonField(o, "errorCode");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -705,7 +706,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "errorMessage";
     let $errorMessage: string | null;
     {
-      const j = o["errorMessage"];
+      const j = jsonField(o, "errorMessage");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -719,7 +720,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "memberId";
     let $memberId: string;
     {
-      const j = o["memberId"];
+      const j = jsonField(o, "memberId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -729,7 +730,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "memberEpoch";
     let $memberEpoch: number;
     {
-      const j = o["memberEpoch"];
+      const j = jsonField(o, "memberEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -739,7 +740,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "currentAssignmentEpoch";
     let $currentAssignmentEpoch: number;
     {
-      const j = o["currentAssignmentEpoch"];
+      const j = jsonField(o, "currentAssignmentEpoch");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -749,7 +750,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "heartbeatIntervalMs";
     let $heartbeatIntervalMs: number;
     {
-      const j = o["heartbeatIntervalMs"];
+      const j = jsonField(o, "heartbeatIntervalMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -759,7 +760,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "acceptableRecoveryLag";
     let $acceptableRecoveryLag: number;
     {
-      const j = o["acceptableRecoveryLag"];
+      const j = jsonField(o, "acceptableRecoveryLag");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -769,7 +770,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "taskOffsetIntervalMs";
     let $taskOffsetIntervalMs: number;
     {
-      const j = o["taskOffsetIntervalMs"];
+      const j = jsonField(o, "taskOffsetIntervalMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -779,7 +780,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "status";
     let $status: Status[] | null;
     {
-      const j = o["status"];
+      const j = jsonField(o, "status");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -803,7 +804,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "activeTasks";
     let $activeTasks: TaskIds[] | null;
     {
-      const j = o["activeTasks"];
+      const j = jsonField(o, "activeTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -827,7 +828,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "standbyTasks";
     let $standbyTasks: TaskIds[] | null;
     {
-      const j = o["standbyTasks"];
+      const j = jsonField(o, "standbyTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -851,7 +852,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "warmupTasks";
     let $warmupTasks: TaskIds[] | null;
     {
-      const j = o["warmupTasks"];
+      const j = jsonField(o, "warmupTasks");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -875,7 +876,7 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
     f = "partitionsByUserEndpoint";
     let $partitionsByUserEndpoint: EndpointToPartitions[] | null;
     {
-      const j = o["partitionsByUserEndpoint"];
+      const j = jsonField(o, "partitionsByUserEndpoint");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1112,7 +1113,7 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
     f = "userEndpoint";
     let $userEndpoint: Endpoint;
     {
-      const j = o["userEndpoint"];
+      const j = jsonField(o, "userEndpoint");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1122,7 +1123,7 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
     f = "activePartitions";
     let $activePartitions: TopicPartition[];
     {
-      const j = o["activePartitions"];
+      const j = jsonField(o, "activePartitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1142,7 +1143,7 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
     f = "standbyPartitions";
     let $standbyPartitions: TopicPartition[];
     {
-      const j = o["standbyPartitions"];
+      const j = jsonField(o, "standbyPartitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1273,7 +1274,7 @@ function Status$fromJson(json: unknown, version: number): Status {
     f = "statusCode";
     let $statusCode: number;
     {
-      const j = o["statusCode"];
+      const j = jsonField(o, "statusCode");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1283,7 +1284,7 @@ function Status$fromJson(json: unknown, version: number): Status {
     f = "statusDetail";
     let $statusDetail: string;
     {
-      const j = o["statusDetail"];
+      const j = jsonField(o, "statusDetail");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1425,7 +1426,7 @@ function TopicPartition$fromJson(json: unknown, version: number): TopicPartition
     f = "topic";
     let $topic: string;
     {
-      const j = o["topic"];
+      const j = jsonField(o, "topic");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1435,7 +1436,7 @@ function TopicPartition$fromJson(json: unknown, version: number): TopicPartition
     f = "partitions";
     let $partitions: number[];
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1587,7 +1588,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "subtopologyId";
     let $subtopologyId: string;
     {
-      const j = o["subtopologyId"];
+      const j = jsonField(o, "subtopologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1597,7 +1598,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
     f = "partitions";
     let $partitions: number[];
     {
-      const j = o["partitions"];
+      const j = jsonField(o, "partitions");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1726,7 +1727,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "host";
     let $host: string;
     {
-      const j = o["host"];
+      const j = jsonField(o, "host");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -1736,7 +1737,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "port";
     let $port: number;
     {
-      const j = o["port"];
+      const j = jsonField(o, "port");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {

@@ -9,6 +9,7 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
+  jsonField,
   jsonNullableString,
   jsonString,
   missingJsonField,
@@ -328,7 +329,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "instanceId";
     let $instanceId: string | null;
     {
-      const j = o["instanceId"];
+      const j = jsonField(o, "instanceId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -342,7 +343,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "rackId";
     let $rackId: string | null;
     {
-      const j = o["rackId"];
+      const j = jsonField(o, "rackId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -356,7 +357,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "clientId";
     let $clientId: string;
     {
-      const j = o["clientId"];
+      const j = jsonField(o, "clientId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -366,7 +367,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "clientHost";
     let $clientHost: string;
     {
-      const j = o["clientHost"];
+      const j = jsonField(o, "clientHost");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -376,7 +377,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "rebalanceTimeoutMs";
     let $rebalanceTimeoutMs: number;
     {
-      const j = o["rebalanceTimeoutMs"];
+      const j = jsonField(o, "rebalanceTimeoutMs");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -386,7 +387,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "topologyId";
     let $topologyId: string;
     {
-      const j = o["topologyId"];
+      const j = jsonField(o, "topologyId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -396,7 +397,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "processId";
     let $processId: string;
     {
-      const j = o["processId"];
+      const j = jsonField(o, "processId");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -406,7 +407,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "userEndpoint";
     let $userEndpoint: Endpoint;
     {
-      const j = o["userEndpoint"];
+      const j = jsonField(o, "userEndpoint");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -416,7 +417,7 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
     f = "clientTags";
     let $clientTags: KeyValue[];
     {
-      const j = o["clientTags"];
+      const j = jsonField(o, "clientTags");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -559,7 +560,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "host";
     let $host: string;
     {
-      const j = o["host"];
+      const j = jsonField(o, "host");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -569,7 +570,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
     f = "port";
     let $port: number;
     {
-      const j = o["port"];
+      const j = jsonField(o, "port");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -689,7 +690,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "key";
     let $key: string;
     {
-      const j = o["key"];
+      const j = jsonField(o, "key");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {
@@ -699,7 +700,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
     f = "value";
     let $value: string;
     {
-      const j = o["value"];
+      const j = jsonField(o, "value");
       if (j === undefined) {
         throw missingJsonField(version);
       } else {

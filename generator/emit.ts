@@ -103,7 +103,8 @@ function tsElementType(type: FieldType): string {
 
 function tsFieldType(field: FieldSpec): string {
   const base = tsElementType(field.type);
-  return field.nullableVersions !== null ? `${base} | null` : base;
+  // A null default counts too: a field outside every valid version keeps its "null" default.
+  return field.nullableVersions !== null || field.default.kind === "null" ? `${base} | null` : base;
 }
 
 function literal(value: DefaultValue, field: FieldSpec): string {
@@ -124,6 +125,11 @@ function literal(value: DefaultValue, field: FieldSpec): string {
     case "struct":
       return `${structOf(field.type)!.name}$create()`;
   }
+}
+
+// Schema text goes into JSDoc comments, where a star followed by a slash would end the comment.
+function docText(text: string): string {
+  return text.replace(/\*\//g, "*&#47;");
 }
 
 class MessageEmitter {
@@ -184,6 +190,9 @@ class MessageEmitter {
           ? `${x} !== null && ${s.name}$isDefault(${x})`
           : `${s.name}$isDefault(${x})`;
       }
+      case "float":
+        // NaN equals nothing with ===: compare it as a value.
+        return Number.isNaN(d.value) ? `Number.isNaN(${x})` : `${x} === ${literal(d, field)}`;
       default:
         return `${x} === ${literal(d, field)}`;
     }
@@ -926,10 +935,16 @@ class MessageEmitter {
     fromJson.line(`const o = ${this.rt("readJsonObject")}(json);`);
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
+      if (field.versions === null) {
+        // In none of the message's versions: always its default.
+        fromJson.line(`const ${local}: ${tsFieldType(field)} = ${literal(field.default, field)};`);
+        continue;
+      }
       fromJson.line(`f = ${JSON.stringify(field.propertyName)};`);
       fromJson.line(`let ${local}: ${tsFieldType(field)};`);
       fromJson.block("", () => {
-        fromJson.line(`const j = o[${JSON.stringify(field.propertyName)}];`);
+        // Own properties only: a field named like an Object.prototype member must not read it.
+        fromJson.line(`const j = ${this.rt("jsonField")}(o, ${JSON.stringify(field.propertyName)});`);
         fromJson.block(
           "if (j === undefined)",
           () => {
@@ -954,9 +969,7 @@ class MessageEmitter {
       `function ${S}$fromJson(json: unknown, version: number): ${S} {\n${this.wrap(struct, fromJson, true, "-1")}\n}`,
     );
 
-    // create
-    const fields = struct.fields.map((f) => `    ${f.propertyName}: ${literal(f.default, f)},`).join("\n");
-    this.functions.push(`function ${S}$create(): ${S} {\n  return {\n${fields}\n  };\n}`);
+    this.functions.push(this.createFunction(struct));
   }
 
   // ---- documentation ----
@@ -991,7 +1004,7 @@ class MessageEmitter {
     const properties: OptionalKind<PropertySignatureStructure>[] = struct.fields.map((f) => ({
       name: f.propertyName,
       type: tsFieldType(f),
-      docs: [this.fieldDocs(f)],
+      docs: [docText(this.fieldDocs(f))],
     }));
     if (this.hasTaggedSection(struct) || this.ctx.get(struct) === undefined) {
       properties.push({
@@ -1007,7 +1020,7 @@ class MessageEmitter {
     const about = top
       ? this.messageDocs()
       : `${struct.common ? "Common struct" : "Struct"} \`${struct.name}\` of ${this.spec.name}. Versions: ${formatRange(struct.versions)}.`;
-    return { kind: StructureKind.Interface, name: struct.name, isExported: true, properties, docs: [about] };
+    return { kind: StructureKind.Interface, name: struct.name, isExported: true, properties, docs: [docText(about)] };
   }
 
   private messageDocs(): string {
@@ -1031,8 +1044,30 @@ class MessageEmitter {
     return lines.join("\n");
   }
 
+  /** `X$create` for structs no function was emitted for but a default still builds. */
+  private emitMissingCreates(): void {
+    const defined = new Set<string>();
+    for (;;) {
+      for (const text of this.functions) {
+        const m = /^function (\w+)\$create\(/m.exec(text);
+        if (m) defined.add(m[1]!);
+      }
+      const wanted = new Set<string>();
+      for (const text of this.functions) for (const m of text.matchAll(/\b(\w+)\$create\(\)/g)) wanted.add(m[1]!);
+      const missing = this.spec.structs.filter((st) => wanted.has(st.name) && !defined.has(st.name));
+      if (missing.length === 0) return;
+      for (const st of missing) this.functions.push(this.createFunction(st));
+    }
+  }
+
+  private createFunction(struct: StructSpec): string {
+    const fields = struct.fields.map((f) => `    ${f.propertyName}: ${literal(f.default, f)},`).join("\n");
+    return `function ${struct.name}$create(): ${struct.name} {\n  return {\n${fields}\n  };\n}`;
+  }
+
   emit(): string {
     for (const struct of this.spec.structs) this.emitStruct(struct);
+    this.emitMissingCreates();
     const s = this.spec;
     const project = new Project({ useInMemoryFileSystem: true });
     const file = project.createSourceFile(`${s.name}.ts`, "", { overwrite: true });
@@ -1051,7 +1086,9 @@ class MessageEmitter {
       isExported: true,
       declarationKind: VariableDeclarationKind.Const,
       docs: [
-        `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${formatRange(s.validVersions)}.\n\n${this.messageDocs()}`,
+        docText(
+          `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${formatRange(s.validVersions)}.\n\n${this.messageDocs()}`,
+        ),
       ],
       declarations: [
         {

@@ -131,8 +131,13 @@ export interface MessageSpec {
   readonly struct: StructSpec;
   /** Every struct of the message, common and inline, each once, in definition order, top level first. */
   readonly structs: readonly StructSpec[];
-  /** Source file path, as given to the loader. */
+  /** Source file path, as given to the loader (used in error messages). */
   readonly file: string;
+  /**
+   * The path shown in generated headers: from the schema folder given to the generator,
+   * starting with that folder's name (`schemas/X.json`); independent of the working folder.
+   */
+  readonly source?: string;
   readonly warnings: readonly Diagnostic[];
 }
 

@@ -107,6 +107,11 @@ export function readJsonObject(v: unknown): Record<string, unknown> {
   return v as Record<string, unknown>;
 }
 
+/** The value of an object's own property `key` (never one inherited from Object.prototype). */
+export function jsonField(o: Record<string, unknown>, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+}
+
 /** A JSON array. */
 export function readJsonArray(v: unknown): unknown[] {
   if (!Array.isArray(v)) throw invalid("an array", v);
