@@ -351,7 +351,8 @@ function isApiKey(v: unknown): v is number {
 async function readConfig(file: string, label: string): Promise<GenerateConfig> {
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(file, "utf8"));
+    // A byte-order mark (some editors write one) is not part of the JSON.
+    value = JSON.parse((await readFile(file, "utf8")).replace(/^\uFEFF/, ""));
   } catch (error) {
     const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
     throw new CliError(`${label}: ${detail}`);
@@ -430,6 +431,9 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   const fromCli = (p: string): string => path.relative(base, path.resolve(cwd, p)) || ".";
   const schemas = flags.schemas?.map(fromCli) ?? config.schemas ?? ["schemas"];
   const out = flags.out !== undefined ? fromCli(flags.out) : (config.out ?? "generated");
+  if (flags.runtimeImport !== undefined && flags.runtimeImport.trim() === "") {
+    throw new CliError("--runtime-import needs a module specifier, e.g. kafka-wire/runtime");
+  }
   const runtimeImport = flags.runtimeImport ?? config.runtimeImport ?? "kafka-wire/runtime";
   const apiKeys = { ...config.apiKeys, ...parseApiKeyFlags(flags.apiKey ?? []) };
 
