@@ -4,7 +4,7 @@
  */
 
 import { beforeAll, describe, expect, it } from "vitest";
-import { FrameSplitter, KafkaDecodeError, type Protocol } from "../src/runtime/index.js";
+import { FrameSplitter, KafkaDecodeError, KafkaEncodeError, type Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { fromHex, toHex } from "./support/golden.js";
 import { describeShared } from "./support/shared.js";
@@ -196,5 +196,17 @@ describe("FrameSplitter under hostile streams", () => {
     // The stream has lost its framing: a valid frame afterwards is refused with the same error.
     expect(() => splitter.push(h("00 00 00 00"))).toThrow(/frame size 11/);
     expect(() => new FrameSplitter().push("abcd" as unknown as Uint8Array)).toThrow(KafkaDecodeError);
+  });
+});
+
+describeShared("frame functions given the wrong kind of argument", "kafka-schemas", () => {
+  it("answer with typed errors", async () => {
+    const { protocol } = await corpusIndex();
+    expect(() => protocol.encodeRequestFrame(null as never, {})).toThrow(KafkaEncodeError);
+    expect(() => protocol.encodeResponseFrame(undefined as never, {})).toThrow(KafkaEncodeError);
+    expect(() => protocol.decodeRequestFrame("00000000" as never)).toThrow(KafkaDecodeError);
+    // A null options object is the same as none.
+    const frame = protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 1 }, {});
+    expect(protocol.decodeRequestFrame(frame, null as never).header.correlationId).toBe(1);
   });
 });

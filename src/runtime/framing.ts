@@ -242,6 +242,13 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     apis,
     api: (apiKey) => api(apiKey),
     encodeRequestFrame(init, body) {
+      if (typeof init !== "object" || init === null) {
+        throw new KafkaEncodeError(
+          "INVALID_VALUE",
+          "the request header must be an object { apiKey, apiVersion, correlationId, clientId? }",
+          -1,
+        );
+      }
       const { request } = api(init.apiKey);
       const headerVersion = requestHeaderVersion(request, init.apiVersion);
       const header: RequestHeaderFields = {
@@ -275,6 +282,13 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
       return { header: header.message as RequestHeaderFields, headerVersion, api: found, body: body.message };
     },
     encodeResponseFrame(init, body) {
+      if (typeof init !== "object" || init === null) {
+        throw new KafkaEncodeError(
+          "INVALID_VALUE",
+          "the response header must be an object { apiKey, apiVersion, correlationId }",
+          -1,
+        );
+      }
       const { response } = api(init.apiKey);
       const headerVersion = responseHeaderVersion(response, init.apiVersion);
       const bodyPlan = response.plan(body, init.apiVersion);
