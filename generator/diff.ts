@@ -8,12 +8,16 @@
  *
  * - **breaking**: the bytes one side writes are misread (or rejected) by the other — a field
  *   added, removed, reordered or retyped inside an existing version, a narrowed nullability, a
- *   struct turned into an array, a tag reused with another type, flexibleVersions moved, a
- *   version dropped;
+ *   struct turned into an array, a tag reused (by another field, or with another type),
+ *   flexibleVersions moved, a version dropped, a default that decides whether a tagged field is
+ *   written (the tagged field's own, or a field's inside a tagged struct: a struct's default is
+ *   the struct of its fields' defaults);
  * - **compatible**: the bytes are unchanged or old bytes still decode — a tagged field added, a
  *   renamed field (same type, same place), `about` text, a new version, a default of a regular
  *   field, a nullability widening of a string/bytes/array (old bytes never hold null; the note
- *   says that a new writer may still send null to an old reader).
+ *   says that a new writer may still send null to an old reader), a type change that leaves the
+ *   bytes alone (`bytes` ↔ `records` in every version, `string` ↔ `bytes` in flexible versions,
+ *   where both have a compact length; the note says how the value's meaning changes).
  *
  * Identical changes in consecutive versions are merged into one entry with a version range.
  * The JSON form of {@link DiffReport} is stable (`format: 1`): fields are only ever added.
@@ -52,6 +56,12 @@ export type DiffKind =
   | "field-removed"
   | "field-reordered"
   | "field-renamed"
+  /**
+   * The declared type changed. Breaking when the bytes differ; compatible (regular and tagged
+   * fields alike) when only the meaning changes: `bytes` ↔ `records` (int32 length, -1 null; or
+   * compact length, `00` null: the same bytes in every version) and `string` ↔ `bytes`/`records`
+   * in versions where both are compact (outside them a string has an int16 length: breaking).
+   */
   | "type-changed"
   | "struct-to-array"
   | "array-to-struct"
@@ -60,12 +70,16 @@ export type DiffKind =
   | "nullability-widened"
   // tagged fields
   | "tagged-field-added"
+  /** Compatible: old bytes under its tag are skipped, unless another field now has the tag (then a tag-reused or tag-type-changed entry follows). */
   | "tagged-field-removed"
+  /** A tag now carries another type (always breaking). */
   | "tag-type-changed"
   | "tag-renumbered"
+  /** A tag now carries another field of the same wire type (always breaking: values land in the wrong field). */
   | "tag-reused"
   | "tagging-changed"
-  // attributes without a wire effect (or only for tagged fields: default-changed)
+  // attributes without a wire effect (except default-changed: breaking for a tagged field and for
+  // any field inside a tagged struct, reached through structs, not arrays)
   | "default-changed"
   | "about-changed"
   | "ignorable-changed"
@@ -344,6 +358,19 @@ interface Place {
   readonly oldPath: string;
 }
 
+/**
+ * The tagged field whose default a struct's fields are part of. Kafka writes a tagged field only
+ * when it differs from its default, and a struct's default is the struct of its fields' defaults
+ * (`!ts.equals(new TS())`), so every default reachable from a tagged struct through structs
+ * decides whether it is written. Arrays stop the chain: their default is empty, whatever their
+ * elements' defaults; so does a struct whose default is `"null"` (written whenever not null).
+ */
+interface DefaultRoot {
+  /** The tagged field's path in the new schema. */
+  readonly path: string;
+  readonly tag: number;
+}
+
 /** One step of the alignment of two field lists. */
 type Step =
   | { readonly kind: "pair"; readonly old: FieldSpec; readonly new: FieldSpec }
@@ -386,7 +413,7 @@ class VersionComparer {
           : `flexibleVersions ${formatRange(this.oldSpec.flexibleVersions)} → ${formatRange(this.newSpec.flexibleVersions)}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`,
       });
     }
-    this.compareStruct(this.oldSpec.struct, this.newSpec.struct, { path: "", oldPath: "" });
+    this.compareStruct(this.oldSpec.struct, this.newSpec.struct, { path: "", oldPath: "" }, null);
   }
 
   private emit(body: ChangeBody): void {
@@ -395,18 +422,18 @@ class VersionComparer {
 
   // -------------------------------------------------------------------------------------------
 
-  private compareStruct(oldStruct: StructSpec, newStruct: StructSpec, at: Place): void {
+  private compareStruct(oldStruct: StructSpec, newStruct: StructSpec, at: Place, root: DefaultRoot | null): void {
     const guard = `${oldStruct.name}\u0000${newStruct.name}\u0000${at.path}`;
     if (this.active.has(guard)) return;
     this.active.add(guard);
     try {
-      this.compareFields(oldStruct, newStruct, at);
+      this.compareFields(oldStruct, newStruct, at, root);
     } finally {
       this.active.delete(guard);
     }
   }
 
-  private compareFields(oldStruct: StructSpec, newStruct: StructSpec, at: Place): void {
+  private compareFields(oldStruct: StructSpec, newStruct: StructSpec, at: Place, root: DefaultRoot | null): void {
     const v = this.version;
     const present = (f: FieldSpec): boolean => inRange(f.versions, v);
     let oldRegular = oldStruct.fields.filter((f) => present(f) && !isTaggedIn(f, v));
@@ -453,7 +480,7 @@ class VersionComparer {
     for (const step of alignFields(oldRegular, newRegular)) {
       switch (step.kind) {
         case "pair":
-          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false);
+          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false, root);
           break;
         case "moved":
           this.emit({
@@ -464,7 +491,7 @@ class VersionComparer {
             new: `position ${step.to + 1}`,
             message: `moved from position ${step.from + 1} to ${step.to + 1} of the regular fields: the other fields are read in the wrong order`,
           });
-          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false);
+          this.compareField(step.old, step.new, this.child(at, step.new, step.old), false, root);
           break;
         case "added": {
           const before = newRegular[step.index - 1];
@@ -509,7 +536,7 @@ class VersionComparer {
             message: `tag ${same.tag} → ${g.tag}: each side files the other's value under the wrong tag or skips it as unknown`,
           });
         }
-        this.compareField(same, g, this.child(at, g, same), true);
+        this.compareField(same, g, this.child(at, g, same), true, root);
         continue;
       }
       const occupant = oldByTag.get(g.tag!);
@@ -525,22 +552,31 @@ class VersionComparer {
       }
       if (newByName.has(occupant.name)) {
         // The old field moved to another tag and this one took its number.
-        const retyped = !sameShape(occupant.type, g.type);
-        this.emit({
-          kind: retyped ? "tag-type-changed" : "tag-reused",
-          severity: "breaking",
-          ...this.child(at, g, occupant),
-          old: retyped ? typeLabel(occupant.type) : occupant.name,
-          new: retyped ? typeLabel(g.type) : g.name,
-          message: `tag ${g.tag} carried ${occupant.name} (${typeLabel(occupant.type)}), now ${g.name} (${typeLabel(g.type)}): ${retyped ? "old bytes under this tag are misread" : `a value written by a peer using the old schema as ${occupant.name} is read as ${g.name}`}`,
-        });
+        this.emitTagReuse(at, occupant, g);
         continue;
       }
       // Same tag, another name: a rename (same type) or a tag reused with another type.
-      this.compareField(occupant, g, this.child(at, g, occupant), true);
+      this.compareField(occupant, g, this.child(at, g, occupant), true, root);
     }
     for (const f of oldTagged) {
-      if (newByName.has(f.name) || newByTag.has(f.tag!)) continue;
+      if (newByName.has(f.name)) continue;
+      const taker = newByTag.get(f.tag!);
+      if (taker !== undefined) {
+        const moved = oldByName.get(taker.name);
+        // A taker that is new by name was compared with f above (a rename or a retyped tag).
+        if (moved === undefined) continue;
+        // f is gone and a field renumbered from another tag took its number: both are reported
+        // (the renumbering above), so the report says what became of each tag.
+        this.emit({
+          kind: "tagged-field-removed",
+          severity: "compatible",
+          ...this.child(at, undefined, f),
+          old: `tag ${f.tag}: ${typeLabel(f.type)}`,
+          message: `tagged field ${f.name} (tag ${f.tag}, ${typeLabel(f.type)}) removed, and tag ${f.tag} now carries ${taker.name} (moved from tag ${moved.tag}): bytes a peer using the old schema writes under tag ${f.tag} are not skipped but read as ${taker.name}`,
+        });
+        this.emitTagReuse(at, f, taker);
+        continue;
+      }
       this.emit({
         kind: "tagged-field-removed",
         severity: "compatible",
@@ -549,6 +585,29 @@ class VersionComparer {
         message: `tagged field ${f.name} (tag ${f.tag}, ${typeLabel(f.type)}) removed: its bytes are skipped as an unknown tag; never reuse tag ${f.tag} with another type`,
       });
     }
+  }
+
+  /** A tag that carried `occupant` in the old schema and carries the other field `g` in the new one. */
+  private emitTagReuse(at: Place, occupant: FieldSpec, g: FieldSpec): void {
+    const retyped = !this.sameBytes(occupant, g);
+    this.emit({
+      kind: retyped ? "tag-type-changed" : "tag-reused",
+      severity: "breaking",
+      ...this.child(at, g, occupant),
+      old: retyped ? typeLabel(occupant.type) : occupant.name,
+      new: retyped ? typeLabel(g.type) : g.name,
+      message: `tag ${g.tag} carried ${occupant.name} (${typeLabel(occupant.type)}), now ${g.name} (${typeLabel(g.type)}): ${retyped ? "old bytes under this tag are misread" : `a value written by a peer using the old schema as ${occupant.name} is read as ${g.name}`}`,
+    });
+  }
+
+  /** Whether two fields' values are encoded alike in this version (same shape, or a {@link lengthPrefixedPair} with the same length prefix). */
+  private sameBytes(a: FieldSpec, b: FieldSpec): boolean {
+    if (sameShape(a.type, b.type)) return true;
+    const pair = lengthPrefixedPair(a.type, b.type);
+    return (
+      pair === "bytes-records" ||
+      (pair === "string-bytes" && this.compact(a, this.oldFlexible) && this.compact(b, this.newFlexible))
+    );
   }
 
   /** The place of a field (new name where there is one, old path otherwise). */
@@ -562,12 +621,28 @@ class VersionComparer {
   // -------------------------------------------------------------------------------------------
 
   /** Compares two fields that occupy the same place (same position, or the same tag). */
-  private compareField(a: FieldSpec, b: FieldSpec, at: Place, tagged: boolean): void {
+  private compareField(a: FieldSpec, b: FieldSpec, at: Place, tagged: boolean, root: DefaultRoot | null): void {
     const v = this.version;
     const oldLabel = typeLabel(a.type);
     const newLabel = typeLabel(b.type);
+    const oldCompact = this.compact(a, this.oldFlexible);
+    const newCompact = this.compact(b, this.newFlexible);
 
-    if (!sameShape(a.type, b.type)) {
+    if (!sameShape(a.type, b.type) && this.sameBytes(a, b)) {
+      // Only the declared type changed; the fields' other attributes are compared below.
+      this.emit({
+        kind: "type-changed",
+        severity: "compatible",
+        ...at,
+        old: oldLabel,
+        new: newLabel,
+        message: `${oldLabel} → ${newLabel}: ${
+          lengthPrefixedPair(a.type, b.type) === "bytes-records"
+            ? "the same bytes in every version (an int32 length, -1 for null; in flexible versions a compact unsigned varint length+1, 00 for null); only the meaning changes: records hold record batches a reader may parse, bytes are opaque"
+            : "the same bytes here (both a compact unsigned varint length+1, 00 for null); the value's meaning changes: a string is UTF-8 text (readers replace invalid UTF-8, strict ones reject it, and reject more than 32767 bytes), bytes are raw"
+        }`,
+      });
+    } else if (!sameShape(a.type, b.type)) {
       const renamed = a.name !== b.name ? ` (field ${a.name} replaced by ${b.name})` : "";
       const kind: DiffKind = tagged
         ? "tag-type-changed"
@@ -576,7 +651,11 @@ class VersionComparer {
           : a.type.kind === "array" && b.type.kind === "struct"
             ? "array-to-struct"
             : "type-changed";
-      const sizes = fixedWidthNote(a.type, b.type);
+      const sizes =
+        fixedWidthNote(a.type, b.type) ??
+        (lengthPrefixedPair(a.type, b.type) === "string-bytes"
+          ? lengthPrefixNote(a.type, oldCompact, b.type, newCompact)
+          : undefined);
       this.emit({
         kind,
         severity: "breaking",
@@ -591,6 +670,7 @@ class VersionComparer {
     }
 
     if (a.name !== b.name) {
+      const type = oldLabel === newLabel ? `type (${newLabel})` : `bytes (${oldLabel} → ${newLabel})`;
       this.emit({
         kind: "field-renamed",
         severity: "compatible",
@@ -598,8 +678,8 @@ class VersionComparer {
         old: a.name,
         new: b.name,
         message: tagged
-          ? `${a.name} → ${b.name}: same tag ${b.tag} and type (${newLabel}), the bytes are unchanged (names in code and JSON change)`
-          : `${a.name} → ${b.name}: same type (${newLabel}) at the same position, the bytes are unchanged (names in code and JSON change)`,
+          ? `${a.name} → ${b.name}: same tag ${b.tag} and ${type}, the bytes are unchanged (names in code and JSON change)`
+          : `${a.name} → ${b.name}: same ${type} at the same position, the bytes are unchanged (names in code and JSON change)`,
       });
     }
 
@@ -647,8 +727,6 @@ class VersionComparer {
     }
 
     // Compact or not: only a field-level flexibleVersions override can change it on its own.
-    const oldCompact = this.compact(a, this.oldFlexible);
-    const newCompact = this.compact(b, this.newFlexible);
     const explainedByMessage = a.flexibleVersions === undefined && b.flexibleVersions === undefined;
     if (oldCompact !== newCompact && !explainedByMessage) {
       const describe = (f: FieldSpec): string =>
@@ -663,19 +741,22 @@ class VersionComparer {
       });
     }
 
-    // Default: no wire effect for regular fields; tagged fields equal to their default are not written.
+    // Default: no wire effect for regular fields; tagged fields equal to their default are not
+    // written, and a tagged struct's default is made of its fields' defaults (see DefaultRoot).
     if (!sameDefault(a.default, b.default)) {
       const oldDefault = defaultLabel(a.default);
       const newDefault = defaultLabel(b.default);
       this.emit({
         kind: "default-changed",
-        severity: tagged ? "breaking" : "compatible",
+        severity: tagged || root !== null ? "breaking" : "compatible",
         ...at,
         old: oldDefault,
         new: newDefault,
         message: tagged
           ? `default ${oldDefault} → ${newDefault}: a tagged field equal to its default is not written, so a peer using the old schema omits ${oldDefault} and a new reader sees ${newDefault}`
-          : `default ${oldDefault} → ${newDefault}: not on the wire (changes what writers start with)`,
+          : root !== null
+            ? `default ${oldDefault} → ${newDefault}: part of the default of tagged field ${root.path} (tag ${root.tag}), the struct of its fields' defaults; a tagged field equal to its default is not written, so a peer using the old schema omits ${root.path} when this field is ${oldDefault} and a new reader sees ${newDefault}`
+            : `default ${oldDefault} → ${newDefault}: not on the wire (changes what writers start with)`,
       });
     }
 
@@ -722,7 +803,20 @@ class VersionComparer {
 
     if (oldStruct && newStruct) {
       const suffix = b.type.kind === "array" ? "[]" : "";
-      this.compareStruct(oldStruct, newStruct, { path: `${at.path}${suffix}`, oldPath: `${at.oldPath}${suffix}` });
+      // The struct's fields make up a tagged field's default when it is one (or sits in one) and
+      // both sides default to the struct of field defaults (a "null" default or an array stops it).
+      const inDefault =
+        a.type.kind === "struct" &&
+        b.type.kind === "struct" &&
+        a.default.kind === "struct" &&
+        b.default.kind === "struct";
+      const childRoot = !inDefault ? null : tagged ? { path: at.path, tag: b.tag! } : root;
+      this.compareStruct(
+        oldStruct,
+        newStruct,
+        { path: `${at.path}${suffix}`, oldPath: `${at.oldPath}${suffix}` },
+        childRoot,
+      );
     }
   }
 
@@ -881,8 +975,48 @@ function fixedWidthNote(a: FieldType, b: FieldType): string | undefined {
   return `${wa} bytes become ${wb}, so every later field is misread`;
 }
 
+/**
+ * Two types whose values are both a length prefix and that many bytes: `bytes` ↔ `records`
+ * (encoded alike in every version), `string` ↔ `bytes`/`records` (alike only where both are
+ * compact: otherwise a string's length is an int16, the others' an int32); also as array
+ * elements. null for any other pair, or the same type.
+ */
+function lengthPrefixedPair(a: FieldType, b: FieldType): "bytes-records" | "string-bytes" | null {
+  const name = (t: FieldType): string | null =>
+    t.kind === "primitive"
+      ? t.name
+      : t.kind === "array" && t.element.kind === "primitive"
+        ? `[]${t.element.name}`
+        : null;
+  const x = name(a);
+  const y = name(b);
+  if (x === null || y === null || x === y || x.startsWith("[]") !== y.startsWith("[]")) return null;
+  const names = new Set([x.replace("[]", ""), y.replace("[]", "")]);
+  if (names.has("bytes") && names.has("records")) return "bytes-records";
+  if (names.has("string") && (names.has("bytes") || names.has("records"))) return "string-bytes";
+  return null;
+}
+
+/** For `string` ↔ `bytes`/`records` where the length prefixes differ: what each side writes. */
+function lengthPrefixNote(a: FieldType, aCompact: boolean, b: FieldType, bCompact: boolean): string {
+  const prefix = (t: FieldType, compact: boolean): string => {
+    const name =
+      t.kind === "primitive" ? t.name : t.kind === "array" && t.element.kind === "primitive" ? t.element.name : "";
+    // Array elements are never null.
+    const [what, nullText] = t.kind === "array" ? [`each ${name} element`, ""] : [name, " for null"];
+    if (compact) return `${what} has a compact unsigned varint length+1`;
+    return name === "string"
+      ? `${what} has an int16 length${nullText && ` (FF FF${nullText})`}`
+      : `${what} has an int32 length${nullText && ` (FF FF FF FF${nullText})`}`;
+  };
+  return `${prefix(a, aCompact)} here and ${prefix(b, bCompact)}, so this field and every field after it are misread`;
+}
+
+/** Same default on the wire: an empty string and empty bytes/records are both "nothing". */
 function sameDefault(a: DefaultValue, b: DefaultValue): boolean {
-  return defaultLabel(a) === defaultLabel(b) && a.kind === b.kind;
+  const key = (d: DefaultValue): string =>
+    d.kind === "empty" || (d.kind === "string" && d.value === "") ? "empty" : `${d.kind}:${defaultLabel(d)}`;
+  return key(a) === key(b);
 }
 
 function defaultLabel(d: DefaultValue): string {

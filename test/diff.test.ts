@@ -978,3 +978,210 @@ describe("diff: hand-written pairs", () => {
     ).toThrow(/StreamsGroupHeartbeatRequest.*StreamsGroupDescribeResponse/);
   });
 });
+
+// ---------------------------------------------------------------------------------------------
+// Review findings: each expectation follows from the bytes the two peers write (v1+ is flexible
+// in `msg`, so a struct ends with its tagged-field section: a count varint, then tag, size, data).
+
+describe("diff: defaults, same-bytes type changes and reused tags (derived from the wire format)", () => {
+  const taggedStruct = (inner: string, extra = ""): string =>
+    `{ "name": "TS", "type": "TS", "versions": "1+", "taggedVersions": "1+", "tag": 0${extra}, "fields": [ ${inner} ] }`;
+
+  it("a default inside a tagged struct decides whether the struct is written: breaking", () => {
+    // Kafka writes a tagged struct only when !ts.equals(new TS()), and new TS() holds the fields'
+    // defaults. With Inner's default 5 (old) a writer holding TS = { Inner: 5 } writes the empty
+    // tagged section `00`, while TS = { Inner: 6 } is written as
+    //   01 (one tagged field) 00 (tag 0) 05 (size) 00 00 00 06 (Inner) 00 (TS's own tagged section).
+    // A reader using the new schema (default 6) reads `00` as TS = { Inner: 6 }: the old writer's 5
+    // becomes 6; and a new writer's { Inner: 6 } goes out as `00`, read by an old reader as 5.
+    const inner = (d: string): string => `{ "name": "Inner", "type": "int32", "versions": "1+", "default": "${d}" }`;
+    const report = diffSchemas(
+      msg({ fields: fields(F.id, taggedStruct(inner("5"))) }),
+      msg({ fields: fields(F.id, taggedStruct(inner("6"))) }),
+    );
+    expect(report.changes).toEqual([
+      expect.objectContaining({
+        kind: "default-changed",
+        severity: "breaking",
+        path: "TS.Inner",
+        versions: "1-2",
+        old: "5",
+        new: "6",
+      }),
+    ]);
+    expect(report.changes[0]!.message).toMatch(/part of the default of tagged field TS \(tag 0\)/);
+    expect(diffExitCode(report)).toBe(1);
+  });
+
+  it("through nested structs it stays breaking; arrays, a null default and regular structs stop it", () => {
+    const deep = (d: string): string =>
+      `{ "name": "Nested", "type": "Nested", "versions": "1+", "fields": [ { "name": "Deep", "type": "string", "versions": "1+", "default": "${d}" } ] }`;
+    // TS = { Nested: { Deep: "a" } } equals the old default struct, so an old writer sends `00`;
+    // a new reader builds TS from its own defaults: Deep = "b".
+    expect(
+      summary(
+        diffSchemas(
+          msg({ fields: fields(F.id, taggedStruct(deep("a"))) }),
+          msg({ fields: fields(F.id, taggedStruct(deep("b"))) }),
+        ),
+      ),
+    ).toEqual([["default-changed", "breaking", "TS.Nested.Deep", "1-2"]]);
+
+    // An array's default is empty whatever its elements' defaults: TS is written iff Items is
+    // non-empty, e.g. 01 00 07 (one tagged field, tag 0, size 7) 02 (one element, compact
+    // length+1) 00 00 00 05 (Value) 00 (the element's tagged section) 00 (TS's): the element's
+    // Value is written explicitly, its default never stands in for it.
+    const items = (d: string): string =>
+      `{ "name": "Items", "type": "[]Item", "versions": "1+", "fields": [ { "name": "Value", "type": "int32", "versions": "1+", "default": "${d}" } ] }`;
+    expect(
+      summary(
+        diffSchemas(
+          msg({ fields: fields(F.id, taggedStruct(items("5"))) }),
+          msg({ fields: fields(F.id, taggedStruct(items("6"))) }),
+        ),
+      ),
+    ).toEqual([["default-changed", "compatible", "TS.Items[].Value", "1-2"]]);
+
+    // A tagged struct whose default is "null" is written whenever it is not null (`ts != null`),
+    // with every inner field explicit: the inner default never stands in for a value.
+    const inner = (d: string): string => `{ "name": "Inner", "type": "int32", "versions": "1+", "default": "${d}" }`;
+    const nullDefault = `, "nullableVersions": "1+", "default": "null"`;
+    expect(
+      summary(
+        diffSchemas(
+          msg({ fields: fields(F.id, taggedStruct(inner("5"), nullDefault)) }),
+          msg({ fields: fields(F.id, taggedStruct(inner("6"), nullDefault)) }),
+        ),
+      ),
+    ).toEqual([["default-changed", "compatible", "TS.Inner", "1-2"]]);
+
+    // A regular struct is always written in full (`00 00 00 05` for Inner), defaults or not.
+    const regular = (d: string): string =>
+      `{ "name": "RS", "type": "RS", "versions": "0+", "fields": [ { "name": "Inner", "type": "int32", "versions": "0+", "default": "${d}" } ] }`;
+    expect(
+      summary(diffSchemas(msg({ fields: fields(F.id, regular("5")) }), msg({ fields: fields(F.id, regular("6")) }))),
+    ).toEqual([["default-changed", "compatible", "RS.Inner", "0-2"]]);
+  });
+
+  it("bytes ↔ records: the same bytes in every version, compatible", () => {
+    // Three bytes 61 62 63, in either type:
+    //   v0 (not flexible): 00 00 00 03 61 62 63 (int32 length; null would be FF FF FF FF)
+    //   v1-2 (flexible):   04 61 62 63          (compact length+1; null would be 00)
+    const field = (type: string): string => `{ "name": "Data", "type": "${type}", "versions": "0+" }`;
+    const asBytes = msg({ fields: fields(F.id, field("bytes")) });
+    const asRecords = msg({ fields: fields(F.id, field("records")) });
+    const report = diffSchemas(asBytes, asRecords);
+    expect(report.changes).toEqual([
+      expect.objectContaining({
+        kind: "type-changed",
+        severity: "compatible",
+        path: "Data",
+        versions: "0-2",
+        old: "bytes",
+        new: "records",
+      }),
+    ]);
+    expect(report.changes[0]!.message).toMatch(/the same bytes in every version/);
+    expect(diffExitCode(report)).toBe(0);
+    expect(summary(diffSchemas(asRecords, asBytes))).toEqual([["type-changed", "compatible", "Data", "0-2"]]);
+
+    // Nullable in both: null is FF FF FF FF (v0) / 00 (v1-2) in both types, so null changes nothing either.
+    const nullable = (type: string): string =>
+      `{ "name": "Data", "type": "${type}", "versions": "0+", "nullableVersions": "0+", "default": "null" }`;
+    expect(
+      summary(diffSchemas(msg({ fields: fields(nullable("bytes")) }), msg({ fields: fields(nullable("records")) }))),
+    ).toEqual([["type-changed", "compatible", "Data", "0-2"]]);
+  });
+
+  it("string ↔ bytes: breaking where the string's length is an int16, compatible where both are compact", () => {
+    // "abc" as a string in v0: 00 03 61 62 63; as bytes: 00 00 00 03 61 62 63. A bytes reader takes
+    // 00 03 61 62 as the length (221538): breaking. In v1-2 both are 04 61 62 63: the same bytes,
+    // only the meaning changes (UTF-8 text vs raw bytes).
+    const field = (type: string): string => `{ "name": "Name", "type": "${type}", "versions": "0+" }`;
+    const report = diffSchemas(
+      msg({ fields: fields(F.id, field("string")) }),
+      msg({ fields: fields(F.id, field("bytes")) }),
+    );
+    expect(report.changes).toEqual([
+      expect.objectContaining({
+        kind: "type-changed",
+        severity: "breaking",
+        path: "Name",
+        versions: "0",
+        old: "string",
+        new: "bytes",
+      }),
+      expect.objectContaining({
+        kind: "type-changed",
+        severity: "compatible",
+        path: "Name",
+        versions: "1-2",
+        old: "string",
+        new: "bytes",
+      }),
+    ]);
+    expect(report.changes[0]!.message).toMatch(
+      /string has an int16 length \(FF FF for null\) here and bytes has an int32 length/,
+    );
+    expect(report.changes[1]!.message).toMatch(/the same bytes here .* UTF-8 text .* bytes are raw/);
+    expect(
+      summary(
+        diffSchemas(msg({ fields: fields(F.id, field("bytes")) }), msg({ fields: fields(F.id, field("string")) })),
+      ),
+    ).toEqual([
+      ["type-changed", "breaking", "Name", "0"],
+      ["type-changed", "compatible", "Name", "1-2"],
+    ]);
+
+    // A tagged string → bytes (tagged fields exist only in flexible versions): "abc" is
+    // 01 (count) 00 (tag) 04 (size) 04 61 62 63 (compact length+1, then the bytes) either way; the defaults "" and empty bytes are both omitted when
+    // zero-length (!s.equals("") / b.length != 0), so no default change either.
+    const tagged = (type: string): string =>
+      `{ "name": "Extra", "type": "${type}", "versions": "1+", "taggedVersions": "1+", "tag": 0 }`;
+    expect(
+      summary(
+        diffSchemas(msg({ fields: fields(F.id, tagged("string")) }), msg({ fields: fields(F.id, tagged("bytes")) })),
+      ),
+    ).toEqual([["type-changed", "compatible", "Extra", "1-2"]]);
+
+    // Only non-flexible versions: breaking throughout.
+    expect(
+      summary(
+        diffSchemas(
+          msg({ flexibleVersions: "none", fields: fields(field("string")) }),
+          msg({ flexibleVersions: "none", fields: fields(field("bytes")) }),
+        ),
+      ),
+    ).toEqual([["type-changed", "breaking", "Name", "0-2"]]);
+  });
+
+  it("a removed tagged field whose tag another field moved onto: removed, reused and renumbered", () => {
+    const tagged = (name: string, type: string, tag: number): string =>
+      `{ "name": "${name}", "type": "${type}", "versions": "1+", "taggedVersions": "1+", "tag": ${tag} }`;
+    // Old: A (int32) under tag 0, B (int32) under tag 1; new: B under tag 0, A gone.
+    // An old writer with A = 7, B = 9 sends 02 | 00 04 00 00 00 07 | 01 04 00 00 00 09: a new
+    // reader takes tag 0 as B = 7 (A's value) and skips tag 1 (B's 9) as unknown. A new writer's
+    // B = 9 is 01 | 00 04 00 00 00 09, read by an old reader as A = 9 (B keeps its default).
+    const old = msg({ fields: fields(F.id, tagged("A", "int32", 0), tagged("B", "int32", 1)) });
+    const report = diffSchemas(old, msg({ fields: fields(F.id, tagged("B", "int32", 0)) }));
+    expect(report.changes.map((c) => [c.kind, c.severity, c.path, c.oldPath, c.versions, c.old, c.new])).toEqual([
+      ["tag-renumbered", "breaking", "B", undefined, "1-2", "tag 1", "tag 0"],
+      ["tag-reused", "breaking", "B", "A", "1-2", "A", "B"],
+      ["tagged-field-removed", "compatible", "A", undefined, "1-2", "tag 0: int32", undefined],
+    ]);
+    expect(report.changes[2]!.message).toMatch(/tag 0 now carries B \(moved from tag 1\)/);
+
+    // With another type under the reused tag: A was a string, so A = "abc" goes out as
+    // 00 (tag) 04 (size) 04 61 62 63 (compact string) and a new reader takes the 4 bytes as the
+    // int32 B = 0x04616263: old bytes under tag 0 are misread.
+    const retyped = diffSchemas(
+      msg({ fields: fields(F.id, tagged("A", "string", 0), tagged("B", "int32", 1)) }),
+      msg({ fields: fields(F.id, tagged("B", "int32", 0)) }),
+    );
+    expect(retyped.changes.map((c) => [c.kind, c.severity, c.path, c.oldPath, c.old, c.new])).toEqual([
+      ["tag-renumbered", "breaking", "B", undefined, "tag 1", "tag 0"],
+      ["tag-type-changed", "breaking", "B", "A", "string", "int32"],
+      ["tagged-field-removed", "compatible", "A", undefined, "tag 0: string", undefined],
+    ]);
+  });
+});
