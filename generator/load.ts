@@ -137,11 +137,130 @@ const INT_RANGES: Readonly<Partial<Record<PrimitiveTypeName, readonly [bigint, b
   int64: [-(2n ** 63n), 2n ** 63n - 1n],
 };
 
-/** Kafka's FieldSpec.VALID_FIELD_NAMES; also used for message names (they become type names). */
+/** Kafka's FieldSpec.VALID_FIELD_NAMES. */
 const VALID_NAME = /^[A-Za-z][A-Za-z0-9]*$/;
-/** Struct type names: FieldType.parse requires a capital first letter; the rest must be an identifier. */
-const VALID_STRUCT_NAME = /^[A-Z][A-Za-z0-9]*$/;
+/**
+ * Message and struct names. FieldType.parse requires a capital first letter for struct types;
+ * messages follow the same rule (all of Kafka's are PascalCase): both become TypeScript names
+ * (interfaces, codec constants, `X$read`), which a leading capital keeps clear of keywords,
+ * of the generated code's locals and of the lower-case names in the generated index.ts.
+ */
+const VALID_TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
+/** How many struct levels may nest inside one another (the message's own fields are level 0). */
+export const MAX_STRUCT_DEPTH = 64;
 const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
+
+/**
+ * Names the generated TypeScript cannot give a message or struct, with the reason: names the
+ * generated modules import from the runtime, globals they use, and what the generated
+ * index.ts defines or imports.
+ */
+const RESERVED_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
+  ...["Writer", "Reader", "MessageCodec", "UnknownTaggedField"].map(
+    (name) => [name, `clashes with the runtime's ${name}, which every generated module imports`] as const,
+  ),
+  ...["Protocol", "defineProtocol"].map(
+    (name) => [name, `clashes with the runtime's ${name}, which the generated index.ts imports`] as const,
+  ),
+  ...["messages", "MessageName", "protocol"].map(
+    (name) => [name, `clashes with ${name}, which the generated index.ts defines`] as const,
+  ),
+  ...[
+    "Array",
+    "String",
+    "Number",
+    "Boolean",
+    "BigInt",
+    "Object",
+    "Infinity",
+    "NaN",
+    "Uint8Array",
+    "Error",
+    "Symbol",
+    "Math",
+    "JSON",
+    "undefined",
+    "globalThis",
+  ].map((name) => [name, `the generated TypeScript would shadow the global ${name}`] as const),
+]);
+
+/** JavaScript reserved words (strict mode and modules included) and names strict mode forbids binding. */
+const RESERVED_WORDS = new Set(
+  (
+    "await break case catch class const continue debugger default delete do else enum export extends false " +
+    "finally for function if implements import in instanceof interface let new null package private protected " +
+    "public return static super switch this throw true try typeof var void while with yield eval arguments"
+  ).split(" "),
+);
+
+/** TypeScript's built-in type names and type-level keywords, which cannot name an interface. */
+const TS_TYPE_KEYWORDS = new Set(
+  "any unknown never object string number bigint symbol boolean undefined void null intrinsic keyof infer".split(" "),
+);
+
+/** Why `name` cannot name a generated message or struct, or undefined when it can. */
+function reservedNameReason(name: string, what: "message" | "struct"): string | undefined {
+  // index.ts is generated next to <MessageName>.ts; "Index.ts" is the same file on
+  // case-insensitive file systems (macOS, Windows).
+  if (what === "message" && name.toLowerCase() === "index") {
+    return name === "index"
+      ? "a message named index would replace the generated index.ts"
+      : `a message named ${name} would replace the generated index.ts on case-insensitive file systems`;
+  }
+  const clash = RESERVED_TYPE_NAMES.get(name);
+  if (clash !== undefined) return clash;
+  if (RESERVED_WORDS.has(name)) return `${name} is a reserved word in JavaScript/TypeScript`;
+  if (TS_TYPE_KEYWORDS.has(name)) return `${name} is a TypeScript built-in type name`;
+  return undefined;
+}
+
+/**
+ * Java's String.trim, which Kafka's Versions.parse and FieldType.parse and Jackson's
+ * string-to-number coercion use: strips characters <= U+0020 only (JavaScript's trim also
+ * strips U+00A0 and the other Unicode spaces, so Kafka would reject what it accepts).
+ */
+function javaTrim(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && text.charCodeAt(end - 1) <= 0x20) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
+/** Whitespace that JavaScript's trim and `\s` know but Java's trim does not, plus invisible look-alikes. */
+const UNICODE_SPACE = /[\u0085\u00a0\u1680\u180e\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]/;
+
+/** Names the first Unicode space in `text` ("no-break space (U+00A0)"), or undefined. */
+function unicodeSpaceIn(text: string): string | undefined {
+  const match = UNICODE_SPACE.exec(text);
+  if (!match) return undefined;
+  const ch = match[0].charCodeAt(0);
+  const code = `U+${ch.toString(16).toUpperCase().padStart(4, "0")}`;
+  const names: Record<number, string> = {
+    0x00a0: "no-break space",
+    0x202f: "narrow no-break space",
+    0x200b: "zero-width space",
+    0xfeff: "zero-width no-break space",
+    0x2028: "line separator",
+    0x2029: "paragraph separator",
+    0x3000: "ideographic space",
+  };
+  return `${names[ch] ?? "Unicode space"} (${code})`;
+}
+
+/** A value quoted for a one-line message: JSON escapes, plus Unicode spaces made visible. */
+function quote(text: string): string {
+  return JSON.stringify(text).replace(
+    new RegExp(UNICODE_SPACE.source, "g"),
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+/** " (it contains a no-break space (U+00A0) ...)" when `text` has a Unicode space, else "". */
+function spaceHint(text: string): string {
+  const space = unicodeSpaceIn(text);
+  return space ? ` (it contains a ${space}, which Kafka's parser does not treat as whitespace)` : "";
+}
 
 // ---------------------------------------------------------------------------------------------
 // Internal shapes
@@ -227,19 +346,18 @@ class Loader {
     // name, type
     const nameNode = this.required(msg, "name", undefined);
     const name = this.string(nameNode, undefined, "name");
-    if (!VALID_NAME.test(name)) {
-      this.fail(
-        nameNode,
-        undefined,
-        `invalid message name "${name}" (letters and digits only, starting with a letter)`,
-      );
-    }
+    this.checkTypeName(name, "message", nameNode, undefined);
     this.messageName = name;
     const typeNode = this.required(msg, "type", undefined);
     const typeText = this.string(typeNode, undefined, "type");
     const type = MESSAGE_TYPES.find((t) => t === typeText);
-    if (!type)
-      this.fail(typeNode, undefined, `unknown message type "${typeText}" (expected ${MESSAGE_TYPES.join(", ")})`);
+    if (!type) {
+      this.fail(
+        typeNode,
+        undefined,
+        `unknown message type ${quote(typeText)} (expected ${MESSAGE_TYPES.join(", ")})${spaceHint(typeText)}`,
+      );
+    }
 
     // Versions (Kafka: StructSpec requires validVersions, MessageSpec requires flexibleVersions).
     const validNode = this.required(msg, "validVersions", undefined);
@@ -311,9 +429,9 @@ class Loader {
 
     // Structs: common structs first (so any field can reference them), then the fields.
     const pending = this.registerCommonStructs(msg);
-    const topFields = this.fields(msg.get("fields"), "", name, true);
+    const topFields = this.fields(msg.get("fields"), "", name, true, 0);
     for (const { entry, items, path: structPath } of pending) {
-      entry.spec.fields.push(...this.fields(items, structPath, structPath, false));
+      entry.spec.fields.push(...this.fields(items, structPath, structPath, false, 1));
     }
 
     const struct: StructSpec = { name, versions: valid, fields: topFields, common: false };
@@ -384,7 +502,11 @@ class Loader {
     return this.items(node, undefined, "listeners").map((item) => {
       const value = this.string(item, undefined, "listeners");
       if (!LISTENERS.some((l) => l === value)) {
-        this.fail(item, undefined, `unknown listener "${value}" (expected ${LISTENERS.join(", ")})`);
+        this.fail(
+          item,
+          undefined,
+          `unknown listener ${quote(value)} (expected ${LISTENERS.join(", ")})${spaceHint(value)}`,
+        );
       }
       return value;
     });
@@ -454,14 +576,8 @@ class Loader {
       const structPath = rawName ? `commonStructs.${rawName}` : fallbackPath;
       const obj = this.object(item, STRUCT_KEYS, structPath, "a common struct");
       const name = this.string(this.required(obj, "name", structPath), structPath, "name");
-      if (!VALID_STRUCT_NAME.test(name)) {
-        // StructRegistry: "the first letter of structure names must be capitalized".
-        this.fail(
-          obj.get("name"),
-          structPath,
-          `invalid struct name "${name}" (letters and digits only, starting with a capital letter)`,
-        );
-      }
+      // StructRegistry: "the first letter of structure names must be capitalized".
+      this.checkTypeName(name, "struct", obj.get("name"), structPath);
       if (name === this.messageName) this.fail(obj.get("name"), structPath, `a struct cannot have the message's name`);
       const existing = this.structsByName.get(name);
       if (existing) this.fail(obj.get("name"), structPath, `common struct ${name} is defined twice`);
@@ -480,11 +596,29 @@ class Loader {
     });
   }
 
+  /** A message or common struct name: PascalCase, and usable by the generated TypeScript. */
+  private checkTypeName(
+    name: string,
+    what: "message" | "struct",
+    node: JsonNode | undefined,
+    fieldPath: string | undefined,
+  ): void {
+    const reserved = reservedNameReason(name, what);
+    if (reserved !== undefined) this.fail(node, fieldPath, `invalid ${what} name ${quote(name)}: ${reserved}`);
+    if (!VALID_TYPE_NAME.test(name)) {
+      this.fail(
+        node,
+        fieldPath,
+        `invalid ${what} name ${quote(name)} (letters and digits only, starting with a capital letter)${spaceHint(name)}`,
+      );
+    }
+  }
+
   private checkFileName(name: string, nameNode: JsonNode | undefined): void {
     // Kafka names classes after "name" and never looks at the file name, so this is a warning.
     // Only file names that look like schema names (FetchRequest.json) are compared.
     const base = path.basename(this.file).replace(/\.json$/i, "");
-    if (VALID_STRUCT_NAME.test(base) && base !== name) {
+    if (VALID_TYPE_NAME.test(base) && base !== name) {
       this.warn(
         nameNode ?? this.doc.root,
         `message name "${name}" differs from the file name "${path.basename(this.file)}"`,
@@ -498,17 +632,20 @@ class Loader {
   /**
    * Builds the fields of one struct (the message, an inline struct or a common struct) and
    * applies StructSpec's checks: unique names, unique tags, tags contiguous from 0.
+   * `depth` is the struct's nesting level: 0 for the message, 1 for a common struct or a
+   * struct declared by a top-level field, and so on.
    */
   private fields(
     node: JsonNode | readonly JsonNode[] | undefined,
     prefix: string,
     structLabel: string,
     topLevel: boolean,
+    depth: number,
   ): FieldSpec[] {
     const items = node === undefined ? [] : isNodeList(node) ? node : this.items(node, prefix || undefined, "fields");
     const built: { spec: FieldSpec; node: JsonNode; tagNode: JsonNode | undefined }[] = [];
     items.forEach((item, index) => {
-      const result = this.field(item, index, prefix);
+      const result = this.field(item, index, prefix, depth);
       if (topLevel && result.spec.mapKey) {
         // MessageDataGenerator: "Cannot set mapKey on top level fields."
         this.fail(result.mapKeyNode, result.spec.schemaPath, `"mapKey" cannot be used on top-level fields`);
@@ -558,6 +695,7 @@ class Loader {
     node: JsonNode,
     index: number,
     prefix: string,
+    depth: number,
   ): { spec: FieldSpec; tagNode: JsonNode | undefined; mapKeyNode: JsonNode | undefined } {
     const join = (segment: string): string => (prefix ? `${prefix}.${segment}` : segment);
     if (node.type !== "object")
@@ -570,7 +708,11 @@ class Loader {
     const nameNode = this.required(obj, "name", fieldPath);
     const name = this.string(nameNode, fieldPath, "name");
     if (!VALID_NAME.test(name)) {
-      this.fail(nameNode, fieldPath, `invalid field name "${name}" (letters and digits only, starting with a letter)`);
+      this.fail(
+        nameNode,
+        fieldPath,
+        `invalid field name ${quote(name)} (letters and digits only, starting with a letter)${spaceHint(name)}`,
+      );
     }
 
     const typeNode = this.required(obj, "type", fieldPath);
@@ -600,7 +742,7 @@ class Loader {
       this.fail(
         obj.key("fields"),
         fieldPath,
-        `only struct and struct-array fields can have "fields" (type is ${typeText.trim()})`,
+        `only struct and struct-array fields can have "fields" (type is ${javaTrim(typeText)})`,
       );
     }
 
@@ -648,9 +790,16 @@ class Loader {
       nullable,
       mapKey,
       fieldPath,
-      flexible: fieldFlexible === undefined ? this.flexibleVersions : fieldFlexible,
-      at: node,
+      fieldFlexible,
     });
+    // MessageDataGenerator.fieldFlexibleVersions: an override may only narrow the message's.
+    if (fieldFlexible !== undefined && !sameRange(intersect(fieldFlexible, this.flexibleVersions), fieldFlexible)) {
+      this.fail(
+        fieldFlexNode,
+        fieldPath,
+        `flexibleVersions ${formatRange(fieldFlexible)} must be within the message's flexibleVersions ${formatRange(this.flexibleVersions)}`,
+      );
+    }
 
     if (zeroCopy && !(typeRef.kind === "primitive" && typeRef.name === "bytes")) {
       this.fail(zeroCopyNode, fieldPath, `"zeroCopy" is only allowed on bytes fields`);
@@ -660,7 +809,7 @@ class Loader {
     const defaultText = defaultNode ? this.defaultText(defaultNode, fieldPath) : null;
 
     const resolve = (structRef: StructRef): StructSpec =>
-      this.resolveStruct(structRef.name, obj, fieldPath, effectiveVersions, typeNode);
+      this.resolveStruct(structRef.name, obj, fieldPath, effectiveVersions, typeNode, depth + 1);
     let type: FieldType;
     if (typeRef.kind === "primitive") type = typeRef;
     else if (typeRef.kind === "struct") type = { kind: "struct", struct: resolve(typeRef) };
@@ -692,7 +841,11 @@ class Loader {
 
   /** FieldType.parse: primitives, `[]T` (no arrays of arrays), or a capitalised struct name. */
   private parseType(text: string, node: JsonNode, fieldPath: string): TypeRef {
-    const trimmed = text.trim();
+    const trimmed = javaTrim(text);
+    const space = unicodeSpaceIn(trimmed);
+    if (space !== undefined) {
+      this.fail(node, fieldPath, `${space} in a type: ${quote(text)} (Kafka's parser trims only ASCII whitespace)`);
+    }
     const primitive = PRIMITIVES.find((p) => p === trimmed);
     if (primitive) return { kind: "primitive", name: primitive };
     if (trimmed.startsWith("[]")) {
@@ -706,11 +859,13 @@ class Loader {
       return { kind: "array", element };
     }
     if (/^[A-Z]/.test(trimmed)) {
-      if (!VALID_STRUCT_NAME.test(trimmed)) {
+      const reserved = reservedNameReason(trimmed, "struct");
+      if (reserved !== undefined) this.fail(node, fieldPath, `invalid struct type name ${quote(trimmed)}: ${reserved}`);
+      if (!VALID_TYPE_NAME.test(trimmed)) {
         this.fail(
           node,
           fieldPath,
-          `invalid struct type name "${trimmed}" (letters and digits only, starting with a capital letter)`,
+          `invalid struct type name ${quote(trimmed)} (letters and digits only, starting with a capital letter)`,
         );
       }
       return { kind: "struct", name: trimmed };
@@ -718,7 +873,7 @@ class Loader {
     this.fail(
       node,
       fieldPath,
-      `unknown type "${trimmed}" (expected ${PRIMITIVES.join(", ")}, []T, or a struct name starting with a capital letter)`,
+      `unknown type ${quote(trimmed)} (expected ${PRIMITIVES.join(", ")}, []T, or a struct name starting with a capital letter)`,
     );
   }
 
@@ -732,6 +887,7 @@ class Loader {
     fieldPath: string,
     versions: Versions,
     typeNode: JsonNode,
+    depth: number,
   ): StructSpec {
     if (typeName === this.messageName)
       this.fail(typeNode, fieldPath, `struct type ${typeName} has the same name as the message`);
@@ -765,6 +921,15 @@ class Loader {
         `unknown struct type ${typeName}: the field has no "fields" and there is no common struct named ${typeName}`,
       );
     }
+    if (depth > MAX_STRUCT_DEPTH) {
+      // Checked before recursing, so the loader (and every later walk over the structs) stays
+      // far from the stack limit however deep the schema goes.
+      this.fail(
+        typeNode,
+        fieldPath,
+        `structs nested deeper than ${MAX_STRUCT_DEPTH} levels (struct ${typeName} would be level ${depth})`,
+      );
+    }
     const entry: StructEntry = {
       spec: { name: typeName, versions, fields: [], common: false },
       offset: obj.node.offset,
@@ -772,7 +937,7 @@ class Loader {
     };
     // Registered before its fields are built, so a struct that contains itself is "defined twice", as in Kafka.
     this.structsByName.set(typeName, entry);
-    entry.spec.fields.push(...this.fields(items, fieldPath, typeName, false));
+    entry.spec.fields.push(...this.fields(items, fieldPath, typeName, false, depth));
     return entry.spec;
   }
 
@@ -781,7 +946,7 @@ class Loader {
       this.fail(
         node,
         fieldPath,
-        `unknown entityType "${entityType}" (expected ${Object.keys(ENTITY_TYPES).join(", ")})`,
+        `unknown entityType ${quote(entityType)} (expected ${Object.keys(ENTITY_TYPES).join(", ")})${spaceHint(entityType)}`,
       );
     }
     const required = ENTITY_TYPES[entityType];
@@ -797,7 +962,11 @@ class Loader {
     }
   }
 
-  /** FieldSpec.checkTagInvariants, plus the generator's "tagged versions within flexible versions". */
+  /**
+   * FieldSpec.checkTagInvariants, plus the generator's "tagged versions within flexible
+   * versions": within the message's (a struct has a tagged-field section only in the message's
+   * flexible versions) and within the field's own override, when it has one.
+   */
   private checkTagged(args: {
     tag: number | null;
     tagNode: JsonNode | undefined;
@@ -806,11 +975,11 @@ class Loader {
     versions: Versions;
     nullable: Versions;
     mapKey: boolean;
-    flexible: Versions;
+    fieldFlexible: Versions | undefined;
     fieldPath: string;
-    at: JsonNode;
   }): void {
-    const { tag, tagNode, tagged, taggedNode, versions, nullable, mapKey, flexible, fieldPath } = args;
+    const { tag, tagNode, tagged, taggedNode, versions, nullable, mapKey, fieldFlexible, fieldPath } = args;
+    const flexible = this.flexibleVersions;
     if (tag === null) {
       if (tagged !== null) this.fail(taggedNode, fieldPath, `"taggedVersions" requires a "tag"`);
       return;
@@ -846,7 +1015,16 @@ class Loader {
         fieldPath,
         flexible === null
           ? `tagged fields need flexible versions, but flexibleVersions is "none"`
-          : `taggedVersions ${formatRange(tagged)} must be within flexibleVersions ${formatRange(flexible)} (tagged fields exist only in flexible versions)`,
+          : fieldFlexible === undefined
+            ? `taggedVersions ${formatRange(tagged)} must be within flexibleVersions ${formatRange(flexible)} (tagged fields exist only in flexible versions)`
+            : `taggedVersions ${formatRange(tagged)} must be within the message's flexibleVersions ${formatRange(flexible)}, not just the field's ${formatRange(fieldFlexible)} (a struct has a tagged-field section only in the message's flexible versions)`,
+      );
+    }
+    if (fieldFlexible !== undefined && !sameRange(intersect(tagged, fieldFlexible), tagged)) {
+      this.fail(
+        taggedNode,
+        fieldPath,
+        `taggedVersions ${formatRange(tagged)} must be within the field's flexibleVersions ${formatRange(fieldFlexible)}`,
       );
     }
   }
@@ -876,7 +1054,7 @@ class Loader {
           ? typeRef.name
           : `[]${typeRef.element.name}`;
     const invalid = (why: string): never =>
-      this.fail(node, fieldPath, `invalid default "${text}" for ${typeName}: ${why}`);
+      this.fail(node, fieldPath, `invalid default ${quote(text)} for ${typeName}: ${why}`);
     const nullDefault = (): DefaultValue => {
       // validateNullDefault: nullableVersions must contain all of the field's versions.
       if (
@@ -896,6 +1074,13 @@ class Loader {
       if (text === "null") return nullDefault();
       return invalid(`the only valid defaults for ${what} are empty and "null"`);
     };
+
+    // Only a string default is free text; every other default is parsed without trimming
+    // Unicode spaces (Kafka's number parsing trims ASCII whitespace at most).
+    const space = typeRef.kind === "primitive" && typeRef.name === "string" ? undefined : unicodeSpaceIn(text);
+    if (space !== undefined) {
+      this.fail(node, fieldPath, `${space} in a default: ${quote(text)} is not a valid default for ${typeName}`);
+    }
 
     if (typeRef.kind === "array") return emptyOrNull({ kind: "empty" }, "an array");
     if (typeRef.kind === "struct") return emptyOrNull({ kind: "struct" }, "a struct");
@@ -1019,8 +1204,17 @@ class Loader {
 
   /** An integer (JSON integer or a numeric string, as Jackson coerces) within [min, max]. */
   private integer(node: JsonNode, fieldPath: string | undefined, key: string, min: number, max: number): number {
+    // Jackson trims a numeric string with Java's String.trim.
     const text =
-      node.type === "number" ? this.raw(node) : node.type === "string" ? String(node.value).trim() : undefined;
+      node.type === "number" ? this.raw(node) : node.type === "string" ? javaTrim(String(node.value)) : undefined;
+    const space = text === undefined ? undefined : unicodeSpaceIn(text);
+    if (space !== undefined) {
+      this.fail(
+        node,
+        fieldPath,
+        `${space} in "${key}": ${quote(String(node.value))} (Kafka's parser trims only ASCII whitespace)`,
+      );
+    }
     if (text === undefined || !/^[+-]?[0-9]+$/.test(text)) {
       this.fail(node, fieldPath, `"${key}" must be an integer, not ${describeNode(node)}`);
     }
@@ -1033,7 +1227,7 @@ class Loader {
   private versions(node: JsonNode | undefined, fieldPath: string | undefined, key: string): Versions | undefined {
     if (!node) return undefined;
     const text = this.string(node, fieldPath, key);
-    if (text.trim() === "") return undefined;
+    if (javaTrim(text) === "") return undefined;
     return this.parseVersionText(text, node, fieldPath, key);
   }
 
@@ -1041,26 +1235,33 @@ class Loader {
     this.versions(obj.get(key), fieldPath, key);
   }
 
-  /** Versions.parse: "none", "N", "N-M", "N+" with 0 <= N <= M <= 32767 (surrounding blanks allowed). */
+  /**
+   * Versions.parse: "none", "N", "N-M", "N+" with 0 <= N <= M <= 32767 (surrounding blanks
+   * allowed: Java's String.trim, so ASCII whitespace and control characters only).
+   */
   private parseVersionText(
     text: string,
     node: JsonNode | undefined,
     fieldPath: string | undefined,
     key: string,
   ): Versions {
-    const trimmed = text.trim();
+    const trimmed = javaTrim(text);
+    const space = unicodeSpaceIn(trimmed);
+    if (space !== undefined) {
+      this.fail(node, fieldPath, `${space} in ${key}: ${quote(text)} (Kafka's parser trims only ASCII whitespace)`);
+    }
     if (trimmed === "none") return null;
     const match = /^([0-9]+)(?:(\+)|-([0-9]+))?$/.exec(trimmed);
     if (!match) {
-      this.fail(node, fieldPath, `invalid ${key} "${text}" (expected "N", "N-M", "N+" or "none")`);
+      this.fail(node, fieldPath, `invalid ${key} ${quote(text)} (expected "N", "N-M", "N+" or "none")`);
     }
     const lowest = Number(match[1]);
     const highest = match[2] ? MAX_VERSION : match[3] !== undefined ? Number(match[3]) : lowest;
     if (lowest > MAX_VERSION || highest > MAX_VERSION) {
-      this.fail(node, fieldPath, `invalid ${key} "${text}": versions must be at most ${MAX_VERSION}`);
+      this.fail(node, fieldPath, `invalid ${key} ${quote(text)}: versions must be at most ${MAX_VERSION}`);
     }
     if (lowest > highest)
-      this.fail(node, fieldPath, `invalid ${key} "${text}": the lowest version is above the highest`);
+      this.fail(node, fieldPath, `invalid ${key} ${quote(text)}: the lowest version is above the highest`);
     return { lowest, highest };
   }
 

@@ -8,6 +8,9 @@
  * - `"apiKey": TBD` at the top level: the api key is not assigned yet.
  * Both are rewritten in place with text of the same length, so every later position
  * (syntax errors, validation errors) still points at the original text.
+ *
+ * Like Jackson (StreamReadConstraints, since 2.15) we reject nesting deeper than 1000 levels,
+ * before jsonc-parser's recursive descent can run out of stack on such input.
  */
 import { createScanner, getNodeValue, parseTree, printParseErrorCode, visit } from "jsonc-parser";
 import type { Node } from "jsonc-parser";
@@ -21,7 +24,10 @@ export interface ParsedSchemaText {
   /** The JSON value; for `"apiKey": TBD` the `apiKey` property is left out. */
   readonly value: unknown;
   readonly warnings: Diagnostic[];
-  /** True when the text said `"apiKey": TBD`. */
+  /**
+   * True when the top-level `"apiKey"` is TBD. With duplicate `"apiKey"` keys the last one
+   * wins, as in Kafka's JSON parser: `TBD` followed by `5` is api key 5.
+   */
   readonly apiKeyUnassigned: boolean;
 }
 
@@ -32,8 +38,9 @@ export interface SchemaDocument {
   readonly text: string;
   readonly root: Node;
   readonly warnings: Diagnostic[];
+  /** True when the last top-level `"apiKey"` is TBD (the last duplicate key wins). */
   readonly apiKeyUnassigned: boolean;
-  /** The `"apiKey"` property node that held TBD, when there was one. */
+  /** The `"apiKey"` property node that holds TBD, when {@link apiKeyUnassigned}. */
   readonly apiKeyTbdProperty: Node | undefined;
   /** 1-based line and column of an offset into the text. */
   position(offset: number): { line: number; column: number };
@@ -99,6 +106,18 @@ export function parseSchemaDocument(input: string, file: string): SchemaDocument
   const tbd = replaceApiKeyTbd(nbsp.text);
   const text = tbd.text;
 
+  // Before any recursive parsing: jsonc-parser's visitor and tree builder recurse per level.
+  const tooDeep = findExcessiveNesting(text);
+  if (tooDeep !== undefined) {
+    const { line, column } = lines.position(tooDeep);
+    throw new SchemaError({
+      file,
+      line,
+      column,
+      reason: `JSON nested deeper than ${MAX_NESTING_DEPTH} levels (Kafka's JSON parser, Jackson, allows at most ${MAX_NESTING_DEPTH})`,
+    });
+  }
+
   const syntaxError = findFirstSyntaxError(text);
   if (syntaxError) {
     const { line, column } = lines.position(syntaxError.offset);
@@ -110,15 +129,21 @@ export function parseSchemaDocument(input: string, file: string): SchemaDocument
     // Unreachable after a clean syntax check, kept so the type is narrowed honestly.
     throw new SchemaError({ file, line: 1, column: 1, reason: "empty file: expected a JSON object" });
   }
+  // Duplicate keys: the last "apiKey" wins (Jackson), whether it is TBD or a number.
+  let lastApiKey: Node | undefined;
+  if (root.type === "object") {
+    for (const property of root.children ?? []) if (property.children?.[0]?.value === "apiKey") lastApiKey = property;
+  }
+  const lastValueOffset = lastApiKey?.children?.[1]?.offset;
   const apiKeyTbdProperty =
-    tbd.offset === undefined ? undefined : root.children?.find((p) => p.children?.[1]?.offset === tbd.offset);
+    lastValueOffset !== undefined && tbd.offsets.includes(lastValueOffset) ? lastApiKey : undefined;
 
   return {
     file,
     text,
     root,
     warnings,
-    apiKeyUnassigned: tbd.offset !== undefined,
+    apiKeyUnassigned: apiKeyTbdProperty !== undefined,
     apiKeyTbdProperty,
     position: (offset) => lines.position(offset),
   };
@@ -181,10 +206,12 @@ const TOKEN_EOF = 17;
 const TBD_MARKER = '"T"';
 
 /**
- * Finds `"apiKey": TBD` as a property of the top-level object (token level, so strings and
- * comments never match) and replaces `TBD` with a same-length marker.
+ * Finds every `"apiKey": TBD` property of the top-level object (token level, so strings and
+ * comments never match; more than one is a duplicate key) and replaces each `TBD` with a
+ * same-length marker. Returns the offsets of the replaced values.
  */
-function replaceApiKeyTbd(text: string): { text: string; offset: number | undefined } {
+function replaceApiKeyTbd(text: string): { text: string; offsets: number[] } {
+  const offsets: number[] = [];
   const scanner = createScanner(text, true);
   let depth = 0;
   // The three significant tokens before the current one, nearest first.
@@ -203,8 +230,7 @@ function replaceApiKeyTbd(text: string): { text: string; offset: number | undefi
       value2 === "apiKey" &&
       (kind3 === TOKEN_OPEN_BRACE || kind3 === TOKEN_COMMA)
     ) {
-      const offset = scanner.getTokenOffset();
-      return { text: text.slice(0, offset) + TBD_MARKER + text.slice(offset + 3), offset };
+      offsets.push(scanner.getTokenOffset());
     }
     if (token === TOKEN_OPEN_BRACE || token === TOKEN_OPEN_BRACKET) depth++;
     else if (token === TOKEN_CLOSE_BRACE || token === TOKEN_CLOSE_BRACKET) depth--;
@@ -214,7 +240,29 @@ function replaceApiKeyTbd(text: string): { text: string; offset: number | undefi
     kind1 = token;
     value1 = token === TOKEN_STRING ? scanner.getTokenValue() : "";
   }
-  return { text, offset: undefined };
+  let out = text;
+  for (const offset of offsets) out = out.slice(0, offset) + TBD_MARKER + out.slice(offset + 3);
+  return { text: out, offsets };
+}
+
+/** Jackson's default StreamReadConstraints.maxNestingDepth. */
+export const MAX_NESTING_DEPTH = 1000;
+
+/**
+ * The offset of the first `{` or `[` that opens a container deeper than
+ * {@link MAX_NESTING_DEPTH}, found with the (iterative) scanner so it cannot overflow the stack.
+ */
+function findExcessiveNesting(text: string): number | undefined {
+  const scanner = createScanner(text, true);
+  let depth = 0;
+  for (let token = scanner.scan(); token !== TOKEN_EOF; token = scanner.scan()) {
+    if (token === TOKEN_OPEN_BRACE || token === TOKEN_OPEN_BRACKET) {
+      if (++depth > MAX_NESTING_DEPTH) return scanner.getTokenOffset();
+    } else if (token === TOKEN_CLOSE_BRACE || token === TOKEN_CLOSE_BRACKET) {
+      depth = Math.max(0, depth - 1);
+    }
+  }
+  return undefined;
 }
 
 interface SyntaxProblem {

@@ -2,9 +2,9 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SchemaError } from "../../generator/errors.js";
-import { loadSchema, loadSchemaFile, type LoadOptions } from "../../generator/load.js";
+import { MAX_STRUCT_DEPTH, loadSchema, loadSchemaFile, type LoadOptions } from "../../generator/load.js";
 import { inRange, isTaggedIn, type FieldSpec, type MessageSpec, type StructSpec } from "../../generator/model.js";
-import { parseSchemaText } from "../../generator/parse.js";
+import { MAX_NESTING_DEPTH, parseSchemaText } from "../../generator/parse.js";
 import { REPO_ROOT, describeShared, isCi, requireShared, sharedStatus } from "../support/shared.js";
 
 const FILE = "inline/TestRequest.json";
@@ -211,6 +211,51 @@ describe('"apiKey": TBD', () => {
       { reason: 'the schema has no "apiKey"', at: '"TestRequest"' },
       { apiKeys: { TestRequest: 88 } },
     );
+  });
+
+  // Duplicate keys: Kafka's parser (Jackson) keeps the last value, and so do we, TBD or not.
+  const duplicate = 'duplicate key "apiKey"; the last one wins (as in Kafka\'s JSON parser)';
+
+  it("lets a later numeric apiKey win over TBD", () => {
+    const text = schema({ apiKey: "TBD", extra: '  "apiKey": 5,' });
+    const spec = loadSchema(text, FILE);
+    expect(spec).toMatchObject({ apiKey: 5, apiKeyUnassigned: false });
+    expect(spec.warnings.map((w) => w.message)).toEqual([duplicate]);
+    expect(parseSchemaText(text, FILE)).toMatchObject({ apiKeyUnassigned: false, value: { apiKey: 5 } });
+  });
+
+  it("rejects an assignment for an apiKey that was TBD and then a number", () => {
+    expectError(
+      schema({ apiKey: "TBD", extra: '  "apiKey": 5,' }),
+      { reason: "apiKey 5 conflicts with the apiKeys option, which assigns 88", at: "5," },
+      { apiKeys: { TestRequest: 88 } },
+    );
+  });
+
+  it("lets a later TBD win over a numeric apiKey", () => {
+    const text = schema({ apiKey: "5", extra: '  "apiKey": TBD,' });
+    expect(loadSchema(text, FILE)).toMatchObject({ apiKey: null, apiKeyUnassigned: true });
+    expect(loadSchema(text, FILE, { apiKeys: { TestRequest: 88 } })).toMatchObject({
+      apiKey: 88,
+      apiKeyUnassigned: true,
+    });
+    const parsed = parseSchemaText(text, FILE);
+    expect(parsed.apiKeyUnassigned).toBe(true);
+    expect(parsed.value).not.toHaveProperty("apiKey");
+  });
+
+  it("accepts TBD twice (a duplicate key, not a syntax error)", () => {
+    const spec = loadSchema(schema({ apiKey: "TBD", extra: '  "apiKey": TBD,' }), FILE, {
+      apiKeys: { TestRequest: 88 },
+    });
+    expect(spec).toMatchObject({ apiKey: 88, apiKeyUnassigned: true });
+    expect(spec.warnings.map((w) => w.message)).toEqual([duplicate]);
+  });
+
+  it("lets a later null apiKey win over TBD: no apiKey at all", () => {
+    const text = schema({ apiKey: "TBD", extra: '  "apiKey": null,' });
+    expect(loadSchema(text, FILE)).toMatchObject({ apiKey: null, apiKeyUnassigned: false });
+    expectError(text, { reason: 'the schema has no "apiKey"' }, { apiKeys: { TestRequest: 88 } });
   });
 });
 
@@ -750,6 +795,315 @@ describe("validation: fields", () => {
       reason: 'invalid nullableVersions "x"',
       at: '"x"',
     });
+  });
+});
+
+describe("validation: names the generated TypeScript cannot use", () => {
+  /** A data message (no Request/Response suffix rule) with the given name. */
+  const named = (name: string): string =>
+    schema({ apiKey: null, type: '"data"', name: JSON.stringify(name), flexibleVersions: '"none"' });
+
+  it.each<[string, string]>([
+    ["Writer", "clashes with the runtime's Writer, which every generated module imports"],
+    ["Reader", "clashes with the runtime's Reader, which every generated module imports"],
+    ["MessageCodec", "clashes with the runtime's MessageCodec, which every generated module imports"],
+    ["UnknownTaggedField", "clashes with the runtime's UnknownTaggedField, which every generated module imports"],
+    ["Protocol", "clashes with the runtime's Protocol, which the generated index.ts imports"],
+    ["MessageName", "clashes with MessageName, which the generated index.ts defines"],
+    ["messages", "clashes with messages, which the generated index.ts defines"],
+    ["protocol", "clashes with protocol, which the generated index.ts defines"],
+    ["index", "a message named index would replace the generated index.ts"],
+    ["Index", "a message named Index would replace the generated index.ts on case-insensitive file systems"],
+    ...[
+      "Array",
+      "String",
+      "Number",
+      "Boolean",
+      "BigInt",
+      "Object",
+      "Infinity",
+      "NaN",
+      "Uint8Array",
+      "Error",
+      "Symbol",
+      "Math",
+      "JSON",
+      "undefined",
+      "globalThis",
+    ].map((name): [string, string] => [name, `the generated TypeScript would shadow the global ${name}`]),
+    ...["let", "static", "yield", "await", "eval", "arguments", "enum", "null", "true", "void", "class"].map(
+      (name): [string, string] => [name, `${name} is a reserved word in JavaScript/TypeScript`],
+    ),
+    ...["any", "string", "number", "object", "unknown", "bigint", "never", "symbol", "boolean"].map(
+      (name): [string, string] => [name, `${name} is a TypeScript built-in type name`],
+    ),
+  ])("rejects the message name %s", (name, why) => {
+    expectError(named(name), { reason: `invalid message name "${name}": ${why}`, at: `"${name}",` });
+  });
+
+  it("requires message names to start with a capital letter", () => {
+    expectError(named("testData"), {
+      reason: 'invalid message name "testData" (letters and digits only, starting with a capital letter)',
+      at: '"testData"',
+    });
+  });
+
+  it("rejects reserved common struct names", () => {
+    const common = (name: string): string =>
+      `  "commonStructs": [\n    { "name": "${name}", "versions": "0+", "fields": [] }\n  ],`;
+    expectError(schema({ extra: common("Reader") }), {
+      path: "commonStructs.Reader",
+      reason: `invalid struct name "Reader": clashes with the runtime's Reader, which every generated module imports`,
+      at: '"Reader"',
+    });
+    expectError(schema({ extra: common("undefined") }), {
+      path: "commonStructs.undefined",
+      reason: 'invalid struct name "undefined": the generated TypeScript would shadow the global undefined',
+    });
+    expectError(schema({ extra: common("static") }), {
+      path: "commonStructs.static",
+      reason: 'invalid struct name "static": static is a reserved word in JavaScript/TypeScript',
+    });
+  });
+
+  it("rejects reserved inline struct names", () => {
+    const inline = (type: string): string =>
+      `    { "name": "Items", "type": "${type}", "versions": "0+", "fields": [ { "name": "X", "type": "int8", "versions": "0+" } ] }`;
+    expectError(schema({ fields: inline("[]Array") }), {
+      path: "Items",
+      reason: 'invalid struct type name "Array": the generated TypeScript would shadow the global Array',
+      at: '"[]Array"',
+    });
+    expectError(schema({ fields: inline("UnknownTaggedField") }), {
+      path: "Items",
+      reason: `invalid struct type name "UnknownTaggedField": clashes with the runtime's UnknownTaggedField`,
+    });
+    expectError(schema({ fields: inline("MessageName") }), {
+      path: "Items",
+      reason: `invalid struct type name "MessageName": clashes with MessageName, which the generated index.ts defines`,
+    });
+  });
+
+  it("accepts a struct named Index (only messages become files)", () => {
+    const fields = `    { "name": "Items", "type": "[]Index", "versions": "0+", "fields": [] }`;
+    expect(structOf(field(loadSchema(schema({ fields }), FILE), "Items")).name).toBe("Index");
+  });
+});
+
+describe("validation: tagged fields and field-level flexibleVersions", () => {
+  it("requires taggedVersions within the message's flexibleVersions, whatever the field's override says", () => {
+    expectError(
+      schema({
+        flexibleVersions: '"2+"',
+        fields: `    { "name": "S", "type": "string", "versions": "0+", "flexibleVersions": "0+", "taggedVersions": "0+", "tag": 0 }`,
+      }),
+      {
+        path: "S",
+        reason:
+          "taggedVersions 0+ must be within the message's flexibleVersions 2+, not just the field's 0+ (a struct has a tagged-field section only in the message's flexible versions)",
+        at: '"0+", "tag"',
+      },
+    );
+  });
+
+  it("requires taggedVersions within the field's own flexibleVersions too", () => {
+    expectError(
+      schema({
+        fields: `    { "name": "S", "type": "string", "versions": "1+", "flexibleVersions": "2+", "taggedVersions": "1+", "tag": 0 }`,
+      }),
+      { path: "S", reason: "taggedVersions 1+ must be within the field's flexibleVersions 2+", at: '"1+", "tag"' },
+    );
+  });
+
+  it("requires a field's flexibleVersions within the message's (Kafka's fieldFlexibleVersions)", () => {
+    expectError(
+      schema({ fields: `    { "name": "S", "type": "string", "versions": "0+", "flexibleVersions": "0+" }` }),
+      { path: "S", reason: "flexibleVersions 0+ must be within the message's flexibleVersions 1+", at: '"0+" }' },
+    );
+  });
+
+  it("accepts a tagged field whose override narrows the message's flexibleVersions", () => {
+    const fields = `    { "name": "S", "type": "string", "versions": "0+", "flexibleVersions": "2+", "taggedVersions": "2+", "tag": 0 }`;
+    const s = field(loadSchema(schema({ fields }), FILE), "S");
+    expect(s).toMatchObject({ flexibleVersions: { lowest: 2, highest: 0x7fff }, tag: 0 });
+    expect(s.taggedVersions).toEqual({ lowest: 2, highest: 3 });
+  });
+});
+
+describe("validation: Unicode spaces inside values", () => {
+  const nb = "\u00a0";
+
+  it.each<[string, string, Expected]>([
+    [
+      "type",
+      `    { "name": "Id", "type": "int32${nb}", "versions": "0+" }`,
+      { path: "Id", reason: 'no-break space (U+00A0) in a type: "int32\\u00a0"', at: `"int32${nb}"` },
+    ],
+    [
+      "array element type",
+      `    { "name": "Ids", "type": "[]${nb}int32", "versions": "0+" }`,
+      { path: "Ids", reason: "no-break space (U+00A0) in a type" },
+    ],
+    [
+      "versions",
+      `    { "name": "Id", "type": "int32", "versions": "0+${nb}" }`,
+      { path: "Id", reason: 'no-break space (U+00A0) in versions: "0+\\u00a0"', at: `"0+${nb}"` },
+    ],
+    [
+      "versions that are only a no-break space",
+      `    { "name": "Id", "type": "int32", "versions": "${nb}" }`,
+      { path: "Id", reason: "no-break space (U+00A0) in versions" },
+    ],
+    [
+      "nullableVersions",
+      `    { "name": "S", "type": "string", "versions": "0+", "nullableVersions": "${nb}1+" }`,
+      { path: "S", reason: "no-break space (U+00A0) in nullableVersions" },
+    ],
+    [
+      "taggedVersions",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+${nb}", "tag": 0 }`,
+      { path: "A", reason: "no-break space (U+00A0) in taggedVersions" },
+    ],
+    [
+      "field flexibleVersions",
+      `    { "name": "S", "type": "string", "versions": "0+", "flexibleVersions": "none${nb}" }`,
+      { path: "S", reason: "no-break space (U+00A0) in flexibleVersions" },
+    ],
+    [
+      "tag",
+      `    { "name": "A", "type": "int32", "versions": "1+", "taggedVersions": "1+", "tag": "0${nb}" }`,
+      { path: "A", reason: 'no-break space (U+00A0) in "tag": "0\\u00a0"' },
+    ],
+    [
+      "int32 default",
+      `    { "name": "N", "type": "int32", "versions": "0+", "default": "5${nb}" }`,
+      { path: "N", reason: 'no-break space (U+00A0) in a default: "5\\u00a0" is not a valid default for int32' },
+    ],
+    [
+      "float64 default",
+      `    { "name": "F", "type": "float64", "versions": "0+", "default": "${nb}1.5" }`,
+      { path: "F", reason: "no-break space (U+00A0) in a default" },
+    ],
+    [
+      "an em space in a type",
+      `    { "name": "Id", "type": "int32\u2003", "versions": "0+" }`,
+      { path: "Id", reason: 'Unicode space (U+2003) in a type: "int32\\u2003"' },
+    ],
+  ])("rejects one in %s", (_title, fields, expected) => {
+    const error = expectError(schema({ fields }), expected);
+    expect(error.message).not.toContain(nb);
+  });
+
+  it.each<[string, Parts, string]>([
+    ["validVersions", { validVersions: `"0-3${nb}"` }, "no-break space (U+00A0) in validVersions"],
+    ["flexibleVersions", { flexibleVersions: `"${nb}1+"` }, "no-break space (U+00A0) in flexibleVersions"],
+    ["apiKey", { apiKey: `"1000${nb}"` }, 'no-break space (U+00A0) in "apiKey"'],
+    ["message type", { type: `"request${nb}"` }, "it contains a no-break space (U+00A0)"],
+  ])("rejects one in the message's %s", (_title, parts, reason) => {
+    expectError(schema(parts), { reason });
+  });
+
+  it("still trims ASCII whitespace and control characters, as Java's String.trim does", () => {
+    const fields = [
+      `    { "name": "Id", "type": " int32\\t", "versions": "\\n0+ " },`,
+      `    { "name": "A", "type": "string", "versions": "1+", "nullableVersions": "\\u00011+", "taggedVersions": " 1+", "tag": " 0\\r" }`,
+    ].join("\n");
+    const spec = loadSchema(schema({ fields, apiKey: '" 1000 "' }), FILE);
+    expect(spec.apiKey).toBe(1000);
+    expect(field(spec, "Id")).toMatchObject({ type: { kind: "primitive", name: "int32" }, versions: { lowest: 0 } });
+    expect(field(spec, "A")).toMatchObject({ tag: 0, nullableVersions: { lowest: 1, highest: 3 } });
+  });
+
+  it("keeps accepting them as whitespace between tokens, in about and in string defaults", () => {
+    const fields = `${nb}${nb}{ "name": "S",${nb}"type": "string", "versions": "0+", "about": "a${nb}b", "default": "x${nb}y" }`;
+    const spec = loadSchema(schema({ fields }), FILE);
+    expect(field(spec, "S")).toMatchObject({ about: `a${nb}b`, default: { kind: "string", value: `x${nb}y` } });
+    expect(spec.warnings.map((w) => w.message)).toEqual([
+      "no-break space (U+00A0) used as whitespace at 8:1 (+2 more)",
+    ]);
+  });
+});
+
+describe("validation: nesting depth", () => {
+  /** `levels` struct fields, each declaring an inline struct inside the previous one. */
+  const nested = (levels: number): string => {
+    let inner = `{ "name": "Leaf", "type": "int32", "versions": "0+" }`;
+    for (let i = levels; i >= 1; i--) {
+      inner = `{ "name": "L${i}", "type": "[]S${i}", "versions": "0+", "fields": [ ${inner} ] }`;
+    }
+    return `    ${inner}`;
+  };
+  const pathTo = (level: number): string => Array.from({ length: level }, (_, i) => `L${i + 1}`).join(".");
+
+  it(`accepts ${MAX_STRUCT_DEPTH} levels of structs`, () => {
+    const spec = loadSchema(schema({ fields: nested(MAX_STRUCT_DEPTH) }), FILE);
+    expect(spec.structs).toHaveLength(MAX_STRUCT_DEPTH + 1);
+    expect(field(spec, `${pathTo(MAX_STRUCT_DEPTH)}.Leaf`).type).toEqual({ kind: "primitive", name: "int32" });
+  });
+
+  it(`rejects ${MAX_STRUCT_DEPTH + 1} levels at the field that declares the deepest struct`, () => {
+    expectError(schema({ fields: nested(MAX_STRUCT_DEPTH + 1) }), {
+      path: pathTo(MAX_STRUCT_DEPTH + 1),
+      reason: `structs nested deeper than ${MAX_STRUCT_DEPTH} levels (struct S65 would be level 65)`,
+      at: '"[]S65"',
+    });
+  });
+
+  it("rejects 450 levels (JSON depth 900+) with the same error, without deep recursion", () => {
+    expectError(schema({ fields: nested(450) }), {
+      path: pathTo(MAX_STRUCT_DEPTH + 1),
+      reason: `structs nested deeper than ${MAX_STRUCT_DEPTH} levels`,
+      at: '"[]S65"',
+    });
+  });
+
+  it("counts the levels inside a common struct from 1", () => {
+    const extra = `  "commonStructs": [\n    { "name": "Foo", "versions": "0+", "fields": [\n${nested(MAX_STRUCT_DEPTH)}\n    ]}\n  ],`;
+    expectError(schema({ extra }), {
+      path: `commonStructs.Foo.${pathTo(MAX_STRUCT_DEPTH)}`,
+      reason: "struct S64 would be level 65",
+      at: '"[]S64"',
+    });
+  });
+
+  /** 1-based line/column of the first bracket that opens level `MAX_NESTING_DEPTH + 1` (no brackets in strings). */
+  const tooDeepAt = (text: string): { line: number; column: number } => {
+    let depth = 0;
+    for (let i = 0; i < text.length; i++) {
+      if (text[i] === "{" || text[i] === "[") depth++;
+      else if (text[i] === "}" || text[i] === "]") depth--;
+      if (depth > MAX_NESTING_DEPTH) {
+        const before = text.slice(0, i).split("\n");
+        return { line: before.length, column: before.at(-1)!.length + 1 };
+      }
+    }
+    throw new Error("not too deep");
+  };
+
+  it("rejects 1000 levels of structs as too deeply nested JSON, before the parser can overflow", () => {
+    const text = schema({ fields: nested(1000) });
+    expectError(text, {
+      reason: "JSON nested deeper than 1000 levels (Kafka's JSON parser, Jackson, allows at most 1000)",
+      at: tooDeepAt(text),
+    });
+  });
+
+  it("rejects JSON nested deeper than Jackson's limit, and only that", () => {
+    expect(MAX_NESTING_DEPTH).toBe(1000);
+    const ok = "[".repeat(MAX_NESTING_DEPTH) + "]".repeat(MAX_NESTING_DEPTH);
+    expect(parseSchemaText(ok, "deep.json").warnings).toEqual([]);
+    for (const text of [
+      "[".repeat(MAX_NESTING_DEPTH + 1) + "]".repeat(MAX_NESTING_DEPTH + 1),
+      '{"a":'.repeat(100_000) + "1" + "}".repeat(100_000),
+      "[".repeat(1_000_000),
+    ]) {
+      expect(() => parseSchemaText(text, "deep.json")).toThrow(
+        /^deep\.json:1:\d+: JSON nested deeper than 1000 levels/,
+      );
+    }
+    // Brackets inside strings and comments do not count.
+    const quoted = `{ "about": "${"[".repeat(5000)}" /* ${"{".repeat(5000)} */ }`;
+    expect(parseSchemaText(quoted, "deep.json").value).toEqual({ about: "[".repeat(5000) });
   });
 });
 
