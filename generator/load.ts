@@ -27,6 +27,7 @@ import {
   type StructSpec,
   type VersionRange,
 } from "./model.js";
+import { editDistance } from "./edit-distance.js";
 
 /** Options for {@link loadSchema}. */
 export interface LoadOptions {
@@ -1334,17 +1335,4 @@ function suggest(key: string, allowed: readonly string[]): string | undefined {
     }
   }
   return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current.push(Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

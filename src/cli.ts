@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import type { DecodeOptions, KafkaWireError, MessageCodec } from "./runtime/index.js";
+import { editDistance } from "../generator/edit-distance.js";
 
 /** Where the CLI writes text (a `process.stdout`-like stream). */
 export interface TextOutput {
@@ -200,22 +201,6 @@ export function indentJson(text: string, indent = 2): string {
 
 // ---------------------------------------------------------------------------------------------
 // Message lookup
-
-/** Levenshtein distance, case-insensitive. */
-function editDistance(a: string, b: string): number {
-  const s = a.toLowerCase();
-  const t = b.toLowerCase();
-  let prev = Array.from({ length: t.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= s.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      row.push(Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost));
-    }
-    prev = row;
-  }
-  return prev[t.length]!;
-}
 
 /**
  * Up to three known names closest to `name`: case-insensitive matches, names containing it (or
