@@ -12,6 +12,7 @@ export { KafkaWireError, KafkaDecodeError, KafkaEncodeError } from "./runtime/in
 export type {
   KafkaWireErrorCode,
   MessageCodec,
+  EncodePlan,
   DecodeOptions,
   VersionRange,
   MessageType,
