@@ -11,8 +11,8 @@ export const MAX_VERSION = 0x7fff;
 
 // The runtime's own definitions: an inclusive version range (`"3"`, `"1-4"`, `"2+"`, with `"none"`
 // represented by null wherever a range may be empty) and the schema's `"type"` values.
-export type { MessageType, VersionRange } from "../src/runtime/codec.js";
-import type { MessageType, VersionRange } from "../src/runtime/codec.js";
+export type { MessageType, VersionRange } from "../src/runtime/wire.js";
+import type { MessageType, VersionRange } from "../src/runtime/wire.js";
 
 /** Scalar and opaque types of the schema language. */
 export type PrimitiveTypeName =
