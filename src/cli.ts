@@ -326,6 +326,10 @@ interface GenerateFlags {
   readonly apiKey?: readonly string[];
   readonly config?: string;
   readonly check?: boolean;
+  readonly kafka?: string;
+  readonly kafkaSource?: string;
+  readonly kafkaMirror?: string;
+  readonly cacheDir?: string;
 }
 
 function isApiKey(v: unknown): v is number {
@@ -424,12 +428,24 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
 
   const { generate } = await import("../generator/generate.js");
   const { SchemaError } = await import("../generator/errors.js");
+  // --kafka / --kafka-source replace the schema set (the configuration's `schemas` included).
+  const kafka = await kafkaSchemas(io, cwd, flags);
   let result: Awaited<ReturnType<typeof generate>>;
   try {
-    result = await generate({ schemas, out, runtimeImport, apiKeys, check: flags.check === true, cwd: base });
+    result = await generate({
+      schemas: kafka?.folders.map((f) => f.path) ?? schemas,
+      ...(kafka === undefined ? {} : { schemaLabels: kafka.folders.map((f) => f.label) }),
+      out,
+      runtimeImport,
+      apiKeys,
+      check: flags.check === true,
+      cwd: base,
+    });
   } catch (error) {
     if (error instanceof SchemaError) throw new PlainCliError(error.message.split("\n").join(" "));
     throw error;
+  } finally {
+    await kafka?.cleanup();
   }
   for (const w of result.warnings) io.stderr.write(`warning: ${w.file}:${w.line}:${w.column}: ${w.message}\n`);
   const show = (p: string): string => path.relative(cwd, path.resolve(base, p)).split(path.sep).join("/");
@@ -453,6 +469,21 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   if (changed === 0)
     io.stdout.write(`${plural(result.files.length, "generated file is", "generated files are")} up to date\n`);
   return 0;
+}
+
+/** Kafka's schema folders for `--kafka`/`--kafka-source` (see generator/kafka-release.ts), else undefined. */
+async function kafkaSchemas(io: CliIO, cwd: string, flags: GenerateFlags) {
+  if (flags.kafka === undefined && flags.kafkaSource === undefined) return undefined;
+  if (flags.schemas !== undefined) throw new CliError("--schemas cannot be combined with --kafka or --kafka-source");
+  const { resolveKafkaSchemas } = await import("../generator/kafka-release.js");
+  return resolveKafkaSchemas({
+    ...(flags.kafka === undefined ? {} : { version: flags.kafka }),
+    ...(flags.kafkaSource === undefined ? {} : { source: flags.kafkaSource }),
+    ...(flags.kafkaMirror === undefined ? {} : { mirror: flags.kafkaMirror }),
+    ...(flags.cacheDir === undefined ? {} : { cacheDir: flags.cacheDir }),
+    cwd,
+    onStatus: (line) => void io.stderr.write(`${line}\n`),
+  });
 }
 
 async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: { json?: boolean }): Promise<number> {
@@ -555,6 +586,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     )
     .option("--config <file>", `configuration file (default ./${CONFIG_FILE}); its paths are relative to its folder`)
     .option("--check", "write nothing; list stale files and exit 1 when any generated file is out of date")
+    .option("--kafka <version>", "generate Kafka's own schemas: download (and cache) that source release, e.g. 4.1.0")
+    .option("--kafka-mirror <url>", "base URL holding <version>/kafka-<version>-src.tgz (default Apache's archive)")
+    .option(
+      "--kafka-source <path>",
+      "generate Kafka's schemas from a local source archive (.tgz) or checkout (offline)",
+    )
+    .option("--cache-dir <dir>", "cache folder for --kafka (default $KAFKA_WIRE_CACHE_DIR, else ~/.cache/kafka-wire)")
     .action(async (flags: GenerateFlags) => {
       exitCode = await generateCommand(io, flags);
     });
