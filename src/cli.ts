@@ -16,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import type { DecodeOptions, KafkaWireError, MessageCodec } from "./runtime/index.js";
+import type { findErrorCodes } from "./error-codes.js";
 import { editDistance } from "../generator/edit-distance.js";
 
 /** Where the CLI writes text (a `process.stdout`-like stream). */
@@ -52,6 +53,7 @@ class PlainCliError extends CliError {}
 interface PackageApi {
   readonly messages: Readonly<Record<string, MessageCodec<unknown>>>;
   readonly KafkaWireError: abstract new (...args: never[]) => KafkaWireError;
+  readonly findErrorCodes: typeof findErrorCodes;
 }
 
 let apiPromise: Promise<PackageApi> | undefined;
@@ -64,7 +66,11 @@ let apiPromise: Promise<PackageApi> | undefined;
  */
 function loadApi(): Promise<PackageApi> {
   apiPromise ??= import("./index.js").then(
-    (mod): PackageApi => ({ messages: mod.messages, KafkaWireError: mod.KafkaWireError }),
+    (mod): PackageApi => ({
+      messages: mod.messages,
+      KafkaWireError: mod.KafkaWireError,
+      findErrorCodes: mod.findErrorCodes,
+    }),
     (error: unknown) => {
       apiPromise = undefined;
       const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
@@ -261,6 +267,7 @@ interface DecodeFlags {
   readonly allowTrailingBytes?: boolean;
   readonly strictUtf8?: boolean;
   readonly strictBool?: boolean;
+  readonly explainErrors?: boolean;
 }
 
 async function decodeCommand(
@@ -281,6 +288,22 @@ async function decodeCommand(
   };
   const message = codec.decode(bytes, version, options);
   io.stdout.write(indentJson(codec.toJson(message, version)) + "\n");
+  if (flags.explainErrors === true) explainErrors(io, api.findErrorCodes(message));
+}
+
+/**
+ * `decode --explain-errors`: names every non-zero error code on stderr, one line each, so that
+ * stdout stays exactly Kafka's JSON form (pipeable to jq, comparable with Kafka's output).
+ */
+function explainErrors(io: CliIO, fields: ReturnType<typeof findErrorCodes>): void {
+  const errors = fields.filter((f) => f.code !== 0);
+  for (const f of errors) {
+    const kind = f.known ? (f.retriable ? "retriable" : "not retriable") : "unknown code";
+    io.stderr.write(`${f.path}: ${f.code} ${f.name} (${kind}): ${f.description}\n`);
+  }
+  if (errors.length === 0) {
+    io.stderr.write(`no errors (${plural(fields.length, "error code field", "error code fields")}, all 0 NONE)\n`);
+  }
 }
 
 async function encodeCommand(io: CliIO, name: string, versionText: string, json: string | undefined): Promise<void> {
@@ -543,6 +566,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--allow-trailing-bytes", "accept bytes after the end of the message")
     .option("--strict-utf8", "reject strings that are not valid UTF-8 instead of replacing bad sequences with U+FFFD")
     .option("--strict-bool", "reject bool bytes other than 00 and 01")
+    .option("--explain-errors", "also name each non-zero errorCode (name, retriable, meaning) on stderr")
     .addHelpText("after", "\nExample:\n  kafka-wire decode StreamsGroupHeartbeatResponse 0 0000000000000100000000...00")
     .action(async (name: string, version: string, hex: string | undefined, flags: DecodeFlags) => {
       await decodeCommand(io, name, version, hex, flags);
