@@ -496,6 +496,9 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
 
 /** Kafka's schema folders for `--kafka`/`--kafka-source` (see generator/kafka-release.ts), else undefined. */
 async function kafkaSchemas(io: CliIO, cwd: string, flags: GenerateFlags) {
+  if (flags.kafka === undefined && (flags.kafkaMirror !== undefined || flags.cacheDir !== undefined)) {
+    throw new CliError(`${flags.kafkaMirror !== undefined ? "--kafka-mirror" : "--cache-dir"} needs --kafka <version>`);
+  }
   if (flags.kafka === undefined && flags.kafkaSource === undefined) return undefined;
   if (flags.schemas !== undefined) throw new CliError("--schemas cannot be combined with --kafka or --kafka-source");
   const { resolveKafkaSchemas } = await import("../generator/kafka-release.js");

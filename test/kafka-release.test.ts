@@ -405,5 +405,8 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     expect(errorLine(await run(["generate", "--kafka", "9.9.9", "--schemas", "x"], work))).toBe(
       "error: --schemas cannot be combined with --kafka or --kafka-source",
     );
+    expect(errorLine(await run(["generate", "--kafka-source", tree, "--kafka-mirror", mirror], work))).toBe(
+      "error: --kafka-mirror needs --kafka <version>",
+    );
   });
 });
