@@ -2,13 +2,17 @@
  * A standalone librdkafka mock cluster for the interop tests (test/interop-librdkafka-2.15.test.ts).
  * .ci/build-librdkafka.sh compiles it against the librdkafka it builds.
  *
- *   mock-cluster [--brokers N] [--rebalance-delay-ms MS] [--topic NAME:PARTITIONS]...
+ *   mock-cluster [--brokers N] [--rebalance-delay-ms MS] [--advertise HOST:PORT]
+ *                [--topic NAME:PARTITIONS]...
  *
  * Starts rd_kafka_mock_cluster_new() with N brokers (default 1) and creates the topics, then
- * prints two lines on stdout and flushes:
+ * prints two lines on stdout and flushes (the bootstrap list is where the brokers listen):
  *
  *   version=2.15.1
  *   bootstrap=127.0.0.1:40123
+ *
+ * --advertise makes broker 1 name HOST:PORT in Metadata and FindCoordinator replies instead of its
+ * listener, so that clients keep going through a proxy there.
  *
  * It runs until stdin reaches end of file (so the mock dies with its parent) or SIGINT/SIGTERM
  * arrives, then destroys the cluster and exits 0. librdkafka's own logs go to stderr.
@@ -36,7 +40,7 @@ static void usage(const char *why) {
         fprintf(stderr,
                 "mock-cluster: %s\n"
                 "usage: mock-cluster [--brokers N] [--rebalance-delay-ms MS] "
-                "[--topic NAME:PARTITIONS]...\n",
+                "[--advertise HOST:PORT] [--topic NAME:PARTITIONS]...\n",
                 why);
         exit(2);
 }
@@ -54,6 +58,7 @@ static int parse_count(const char *s, const char *what, int min) {
 
 int main(int argc, char **argv) {
         int brokers = 1, delay_ms = -1, topic_cnt = 0, i;
+        const char *advertise = NULL;
         const char **topics = calloc((size_t)argc, sizeof(*topics));
         char errstr[512];
         rd_kafka_conf_t *conf;
@@ -68,6 +73,8 @@ int main(int argc, char **argv) {
                         brokers = parse_count(argv[++i], "bad --brokers", 1);
                 else if (!strcmp(argv[i], "--rebalance-delay-ms") && i + 1 < argc)
                         delay_ms = parse_count(argv[++i], "bad --rebalance-delay-ms", 0);
+                else if (!strcmp(argv[i], "--advertise") && i + 1 < argc)
+                        advertise = argv[++i];
                 else if (!strcmp(argv[i], "--topic") && i + 1 < argc)
                         topics[topic_cnt++] = argv[++i]; /* created once the cluster runs */
                 else
@@ -95,6 +102,18 @@ int main(int argc, char **argv) {
         }
         if (delay_ms >= 0)
                 rd_kafka_mock_group_initial_rebalance_delay_ms(mcluster, delay_ms);
+
+        if (advertise) {
+                char host[256];
+                const char *colon = strrchr(advertise, ':');
+                if (!colon || colon == advertise ||
+                    (size_t)(colon - advertise) >= sizeof(host))
+                        usage("bad --advertise (HOST:PORT)");
+                memcpy(host, advertise, (size_t)(colon - advertise));
+                host[colon - advertise] = '\0';
+                rd_kafka_mock_broker_set_host_port(
+                    mcluster, 1, host, parse_count(colon + 1, "bad port", 1));
+        }
 
         for (i = 0; i < topic_cnt; i++) {
                 char name[256];
