@@ -55,16 +55,22 @@
  * SyncGroup ≤ 3) and sends ConsumerGroupHeartbeat with regex "" (as librdkafka itself does).
  */
 
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { KafkaDecodeError, type Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
-import { findKcat, hex, KafkaTestClient, recordBatch, startKcatMock, type Exchange } from "./support/kcat.js";
+import { findKcat, hex, KafkaTestClient, recordBatch, startKcatMock } from "./support/kcat.js";
 import {
+  apiVersionsV3,
+  type Body,
+  corr,
+  type Defect,
   findLibrdkafka,
   LIBRDKAFKA_VERSION,
   librdkafkaMissing,
+  metadataTrailingZero,
   peerMissing,
   startMockCluster,
+  thrown,
 } from "./support/librdkafka.js";
 import { describeShared } from "./support/shared.js";
 
@@ -105,12 +111,6 @@ const PUSH_TELEMETRY = 72;
 const utf8 = (s: string) => new TextEncoder().encode(s);
 const hexOf = (s: string) => hex(utf8(s));
 const i64 = (n: bigint) => BigInt.asUintN(64, n).toString(16).padStart(16, "0");
-const i32 = (n: number) => (n >>> 0).toString(16).padStart(8, "0");
-
-type Body = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
-
-/** A malformed reply of a mock: asserts its bytes and our typed error; returns what a lenient decode gives, if anything. */
-type Defect = (exchange: Exchange, protocol: Protocol) => Body | null;
 
 /** What differs between the two mocks. */
 interface PeerSpec {
@@ -129,33 +129,6 @@ interface PeerSpec {
   /** The partition leader epoch the mock writes into a stored batch (ours says -1). */
   readonly storedLeaderEpoch: number;
 }
-
-/** Calls `f` and returns what it threw (fails when it does not throw). */
-function thrown(f: () => unknown): unknown {
-  try {
-    f();
-  } catch (e) {
-    return e;
-  }
-  throw new Error("expected a throw");
-}
-
-/** The 4-byte correlation id of an exchange, as hex. */
-const corr = (e: Exchange) => i32(e.correlationId);
-
-/**
- * KIP-511 asks a broker that does not know an ApiVersions version for a v0-layout reply with
- * UNSUPPORTED_VERSION (35). Both mocks hand-write a half-flexible one instead (documented byte by
- * byte in interop-kcat.test.ts): 00000011 | correlation id | 0023 | 01 | 0012 0000 0002 | 00000000.
- * As v3/v4 the compact count 01 is an empty array and 5 bytes remain.
- */
-const apiVersionsV3: Defect = (exchange, protocol) => {
-  expect(hex(exchange.response)).toBe(`00000011${corr(exchange)}0023` + "01" + "001200000002" + "00000000");
-  const e = thrown(() => protocol.decodeApiVersionsResponseFrame(exchange.response, exchange.apiVersion));
-  expect(e).toBeInstanceOf(KafkaDecodeError);
-  expect(e).toMatchObject({ code: "TRAILING_BYTES", path: "", offset: 16 });
-  return null;
-};
 
 /**
  * ProduceResponse has LogStartOffset from v5 (Kafka's ProduceResponse.json: "Version 5 added
@@ -204,28 +177,6 @@ const listOffsetsInt64Epoch: Defect = (exchange, protocol) => {
   return protocol.decodeResponseFrame(exchange.response, LIST_OFFSETS, exchange.apiVersion, {
     allowTrailingBytes: true,
   }).body as Body;
-};
-
-/**
- * 2.15.1's flexible Metadata replies (v9+) end with one 00 after the body's tagged fields. The
- * bytes before it are a correct reply: decoded leniently and re-encoded, they give the frame
- * back without that byte (and with its size one less).
- */
-const metadataTrailingZero: Defect = (exchange, protocol) => {
-  const frame = exchange.response;
-  expect(frame[frame.length - 1]).toBe(0);
-  const e = thrown(() => protocol.decodeResponseFrame(frame, METADATA, exchange.apiVersion));
-  expect(e).toBeInstanceOf(KafkaDecodeError);
-  expect(e).toMatchObject({ code: "TRAILING_BYTES", path: "", offset: frame.length - 1 });
-  const lenient = protocol.decodeResponseFrame(frame, METADATA, exchange.apiVersion, { allowTrailingBytes: true });
-  const again = protocol.encodeResponseFrame(
-    { apiKey: METADATA, apiVersion: exchange.apiVersion, correlationId: exchange.correlationId },
-    lenient.body,
-  );
-  const expected = frame.slice(0, -1);
-  new DataView(expected.buffer).setInt32(0, expected.length - 4);
-  expect(hex(again)).toBe(hex(expected));
-  return lenient.body as Body;
 };
 
 /**
