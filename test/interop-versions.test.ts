@@ -66,6 +66,7 @@ import {
   type Defect,
   findLibrdkafka,
   LIBRDKAFKA_VERSION,
+  LIBRDKAFKA_VERSION_STRING,
   librdkafkaMissing,
   metadataTrailingZero,
   peerMissing,
@@ -248,7 +249,7 @@ const PEERS: readonly PeerSpec[] = [
         rebalanceDelayMs: 0,
         timeoutMs: STARTUP_TIMEOUT_MS,
       });
-      expect(mock.version).toBe(LIBRDKAFKA_VERSION);
+      expect(mock.version).toBe(LIBRDKAFKA_VERSION_STRING);
       return mock;
     },
     overlap: {

@@ -13,8 +13,14 @@ import { KafkaDecodeError, type Protocol } from "../../src/runtime/index.js";
 import { hex, type Exchange } from "./kcat.js";
 import { isCi } from "./shared.js";
 
-/** The librdkafka version the build script pins (its VERSION); mock-cluster reports it. */
+/** The librdkafka version the build script pins (its VERSION). */
 export const LIBRDKAFKA_VERSION = "2.15.1";
+
+/**
+ * What the build reports as `rd_kafka_version_str()` (mock-cluster's `version=`, kcat's `-V`):
+ * librdkafka appends -O0 when configured with --disable-optimization, as the build script does.
+ */
+export const LIBRDKAFKA_VERSION_STRING = `${LIBRDKAFKA_VERSION}-O0`;
 
 /** What `.ci/build-librdkafka.sh` leaves in its cache folder. */
 export interface Librdkafka {
