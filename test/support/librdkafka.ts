@@ -193,6 +193,7 @@ export function thrown(f: () => unknown): unknown {
 export const corr = (e: { correlationId: number }): string => (e.correlationId >>> 0).toString(16).padStart(8, "0");
 
 const METADATA = 3;
+const API_VERSIONS = 18;
 
 /**
  * KIP-511 asks a broker that does not know an ApiVersions version for a v0-layout reply with
@@ -205,6 +206,13 @@ export const apiVersionsV3: Defect = (exchange, protocol) => {
   const e = thrown(() => protocol.decodeApiVersionsResponseFrame(exchange.response, exchange.apiVersion));
   expect(e).toBeInstanceOf(KafkaDecodeError);
   expect(e).toMatchObject({ code: "TRAILING_BYTES", path: "", offset: 16 });
+  // Well-formed in no version: as v0–v2 the int32 count 0x01001200 is longer than the frame.
+  const { lowest, highest } = protocol.api(API_VERSIONS).response.validVersions;
+  for (let v = lowest; v <= highest; v++) {
+    const err = thrown(() => protocol.decodeResponseFrame(exchange.response, API_VERSIONS, v));
+    expect(err, `as v${v}`).toBeInstanceOf(KafkaDecodeError);
+    expect((err as KafkaDecodeError).code, `as v${v}`).toBe(v <= 2 ? "INVALID_LENGTH" : "TRAILING_BYTES");
+  }
   return null;
 };
 
