@@ -334,3 +334,48 @@ export function recordBatch(key: Uint8Array | null, value: Uint8Array, timestamp
   batch.set(afterCrc, 21);
   return batch;
 }
+
+/** What a finished kcat run printed, and how it ended. */
+export interface KcatRun {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** True when it was killed for running longer than `timeoutMs`. */
+  readonly timedOut: boolean;
+}
+
+/**
+ * Runs kcat to its end with stdin closed; SIGKILL after `timeoutMs`. `env` is added to this
+ * process's environment (e.g. `LD_LIBRARY_PATH` to run it on another librdkafka).
+ */
+export function runKcat(
+  kcat: string,
+  args: readonly string[],
+  options: { timeoutMs: number; env?: Record<string, string> },
+): Promise<KcatRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(kcat, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
+    let stdout = "";
+    let stderr = "";
+    let timedOut = false;
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => {
+      if (stdout.length < 65536) stdout += s;
+    });
+    child.stderr!.setEncoding("utf8").on("data", (s: string) => {
+      if (stderr.length < 65536) stderr += s;
+    });
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill("SIGKILL");
+    }, options.timeoutMs);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
