@@ -1,7 +1,6 @@
 /** A small indented code builder for function bodies, with version-pruned branches. */
 
-import type { VersionRange } from "./model.js";
-import { condition } from "./versions.js";
+import { condition, type Versions } from "./versions.js";
 
 export class Code {
   private readonly lines: string[] = [];
@@ -26,12 +25,7 @@ export class Code {
    * Emits `body` only for versions in `range`, pruned against `ctx`: no `if` when it always
    * holds, nothing (or only `otherwise`) when it never does. Each branch gets its narrowed context.
    */
-  ifVersion(
-    range: VersionRange | null,
-    ctx: VersionRange,
-    body: (ctx: VersionRange) => void,
-    otherwise?: (ctx: VersionRange) => void,
-  ): this {
+  ifVersion(range: Versions, ctx: Versions, body: (ctx: Versions) => void, otherwise?: (ctx: Versions) => void): this {
     const c = condition(range, ctx);
     if (c.kind === "always") {
       body(ctx);

@@ -25,8 +25,6 @@
 import { loadSchemaFile, type LoadOptions } from "./load.js";
 import {
   FIXED_SIZE,
-  formatRange,
-  inRange,
   isTaggedIn,
   structOf,
   type DefaultValue,
@@ -34,8 +32,8 @@ import {
   type FieldType,
   type MessageSpec,
   type StructSpec,
-  type VersionRange,
 } from "./model.js";
+import { Versions } from "./versions.js";
 
 // ---------------------------------------------------------------------------------------------
 // Public shapes
@@ -149,33 +147,33 @@ export class SchemaMismatchError extends Error {
  * Pure: reads only the two models.
  */
 export function diffSchemas(oldSpec: MessageSpec, newSpec: MessageSpec): DiffReport {
-  const common = intersectRange(oldSpec.validVersions, newSpec.validVersions);
+  const common = oldSpec.validVersions.intersect(newSpec.validVersions);
   const collector = new Collector();
 
   // Versions supported by only one side.
-  for (const range of subtractRange(newSpec.validVersions, oldSpec.validVersions)) {
+  for (const range of newSpec.validVersions.subtract(oldSpec.validVersions)) {
     collector.addRange(range, {
       kind: "version-added",
       severity: "compatible",
       path: "",
-      old: formatRange(oldSpec.validVersions),
-      new: formatRange(newSpec.validVersions),
-      message: `${versionWord(range)} ${formatVersions(range)} added: only used once both peers support ${range.lowest === range.highest ? "it" : "them"}`,
+      old: oldSpec.validVersions.toString(),
+      new: newSpec.validVersions.toString(),
+      message: `${versionWord(range)} ${range} added: only used once both peers support ${range.lowest === range.highest ? "it" : "them"}`,
     });
   }
-  for (const range of subtractRange(oldSpec.validVersions, newSpec.validVersions)) {
+  for (const range of oldSpec.validVersions.subtract(newSpec.validVersions)) {
     collector.addRange(range, {
       kind: "version-removed",
       severity: "breaking",
       path: "",
-      old: formatRange(oldSpec.validVersions),
-      new: formatRange(newSpec.validVersions),
-      message: `${versionWord(range)} ${formatVersions(range)} removed: peers that still use ${range.lowest === range.highest ? "it" : "them"} are rejected`,
+      old: oldSpec.validVersions.toString(),
+      new: newSpec.validVersions.toString(),
+      message: `${versionWord(range)} ${range} removed: peers that still use ${range.lowest === range.highest ? "it" : "them"} are rejected`,
     });
   }
 
   // Message-level facts that do not depend on the version.
-  const wholeRange = common ?? newSpec.validVersions;
+  const wholeRange = common.isEmpty() ? newSpec.validVersions : common;
   if (oldSpec.type !== newSpec.type) {
     collector.addRange(wholeRange, {
       kind: "message-type-changed",
@@ -210,7 +208,7 @@ export function diffSchemas(oldSpec: MessageSpec, newSpec: MessageSpec): DiffRep
     });
   }
 
-  if (common !== null) {
+  if (!common.isEmpty()) {
     for (let v = common.lowest; v <= common.highest; v++) {
       new VersionComparer(oldSpec, newSpec, v, collector).run();
     }
@@ -222,7 +220,7 @@ export function diffSchemas(oldSpec: MessageSpec, newSpec: MessageSpec): DiffRep
     name: newSpec.name,
     old: sideOf(oldSpec),
     new: sideOf(newSpec),
-    commonVersions: common === null ? "none" : formatVersions(common),
+    commonVersions: common.toString(),
     breaking: changes.filter((c) => c.severity === "breaking").length,
     compatible: changes.filter((c) => c.severity === "compatible").length,
     changes,
@@ -316,7 +314,7 @@ class Collector {
     this.open.set(key, created);
   }
 
-  addRange(range: VersionRange, body: ChangeBody): void {
+  addRange(range: Versions, body: ChangeBody): void {
     const key = `range:${this.order}`;
     this.runs.push({ body, key, lowest: range.lowest, highest: range.highest, order: this.order++ });
   }
@@ -336,7 +334,7 @@ class Collector {
         severity,
         path,
         ...(oldPath !== undefined && oldPath !== path ? { oldPath } : {}),
-        versions: formatVersions({ lowest: run.lowest, highest: run.highest }),
+        versions: Versions.of(run.lowest, run.highest).toString(),
         ...(old !== undefined ? { old } : {}),
         ...(newValue !== undefined ? { new: newValue } : {}),
         message,
@@ -396,8 +394,8 @@ class VersionComparer {
     private readonly version: number,
     private readonly out: Collector,
   ) {
-    this.oldFlexible = inRange(oldSpec.flexibleVersions, version);
-    this.newFlexible = inRange(newSpec.flexibleVersions, version);
+    this.oldFlexible = oldSpec.flexibleVersions.contains(version);
+    this.newFlexible = newSpec.flexibleVersions.contains(version);
   }
 
   run(): void {
@@ -406,11 +404,11 @@ class VersionComparer {
         kind: "flexible-versions-changed",
         severity: "breaking",
         path: "",
-        old: formatRange(this.oldSpec.flexibleVersions),
-        new: formatRange(this.newSpec.flexibleVersions),
+        old: this.oldSpec.flexibleVersions.toString(),
+        new: this.newSpec.flexibleVersions.toString(),
         message: this.newFlexible
-          ? `flexibleVersions ${formatRange(this.oldSpec.flexibleVersions)} → ${formatRange(this.newSpec.flexibleVersions)}: now flexible, so strings, bytes and arrays become compact and every struct gains a tagged-field section`
-          : `flexibleVersions ${formatRange(this.oldSpec.flexibleVersions)} → ${formatRange(this.newSpec.flexibleVersions)}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`,
+          ? `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: now flexible, so strings, bytes and arrays become compact and every struct gains a tagged-field section`
+          : `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`,
       });
     }
     this.compareStruct(this.oldSpec.struct, this.newSpec.struct, { path: "", oldPath: "" }, null);
@@ -435,7 +433,7 @@ class VersionComparer {
 
   private compareFields(oldStruct: StructSpec, newStruct: StructSpec, at: Place, root: DefaultRoot | null): void {
     const v = this.version;
-    const present = (f: FieldSpec): boolean => inRange(f.versions, v);
+    const present = (f: FieldSpec): boolean => f.versions.contains(v);
     let oldRegular = oldStruct.fields.filter((f) => present(f) && !isTaggedIn(f, v));
     let newRegular = newStruct.fields.filter((f) => present(f) && !isTaggedIn(f, v));
     let oldTagged = oldStruct.fields.filter((f) => present(f) && isTaggedIn(f, v));
@@ -697,8 +695,8 @@ class VersionComparer {
     }
 
     // Nullability at this version.
-    const oldNullable = inRange(a.nullableVersions, v);
-    const newNullable = inRange(b.nullableVersions, v);
+    const oldNullable = a.nullableVersions.contains(v);
+    const newNullable = b.nullableVersions.contains(v);
     if (oldNullable !== newNullable) {
       const isStruct = b.type.kind === "struct";
       if (newNullable) {
@@ -730,7 +728,7 @@ class VersionComparer {
     const explainedByMessage = a.flexibleVersions === undefined && b.flexibleVersions === undefined;
     if (oldCompact !== newCompact && !explainedByMessage) {
       const describe = (f: FieldSpec): string =>
-        f.flexibleVersions === undefined ? "inherited" : formatRange(f.flexibleVersions);
+        f.flexibleVersions === undefined ? "inherited" : f.flexibleVersions.toString();
       this.emit({
         kind: "flexible-versions-changed",
         severity: "breaking",
@@ -827,7 +825,7 @@ class VersionComparer {
       (f.type.kind === "primitive" &&
         (f.type.name === "string" || f.type.name === "bytes" || f.type.name === "records"));
     if (!lengthPrefixed) return false;
-    return f.flexibleVersions === undefined ? messageFlexible : inRange(f.flexibleVersions, this.version);
+    return f.flexibleVersions === undefined ? messageFlexible : f.flexibleVersions.contains(this.version);
   }
 }
 
@@ -1078,33 +1076,15 @@ function apiKeyText(key: number | null): string {
 // ---------------------------------------------------------------------------------------------
 // Version ranges
 
-function formatVersions(range: VersionRange): string {
-  return range.lowest === range.highest ? `${range.lowest}` : `${range.lowest}-${range.highest}`;
-}
-
-function versionWord(range: VersionRange): string {
+function versionWord(range: Versions): string {
   return range.lowest === range.highest ? "version" : "versions";
-}
-
-function intersectRange(a: VersionRange, b: VersionRange): VersionRange | null {
-  const lowest = Math.max(a.lowest, b.lowest);
-  const highest = Math.min(a.highest, b.highest);
-  return lowest <= highest ? { lowest, highest } : null;
-}
-
-/** The parts of `a` outside `b` (zero, one or two ranges), lowest first. */
-function subtractRange(a: VersionRange, b: VersionRange): VersionRange[] {
-  const result: VersionRange[] = [];
-  if (a.lowest < b.lowest) result.push({ lowest: a.lowest, highest: Math.min(a.highest, b.lowest - 1) });
-  if (a.highest > b.highest) result.push({ lowest: Math.max(a.lowest, b.highest + 1), highest: a.highest });
-  return result;
 }
 
 function sideOf(spec: MessageSpec): DiffSide {
   return {
     file: spec.file,
     name: spec.name,
-    validVersions: formatRange(spec.validVersions),
-    flexibleVersions: formatRange(spec.flexibleVersions),
+    validVersions: spec.validVersions.toString(),
+    flexibleVersions: spec.flexibleVersions.toString(),
   };
 }

@@ -16,9 +16,7 @@ import {
 import { Code } from "./code.js";
 import {
   FIXED_SIZE,
-  formatRange,
   structOf,
-  intersect,
   type DefaultValue,
   type FieldSpec,
   type FieldType,
@@ -26,9 +24,8 @@ import {
   type PrimitiveFieldType,
   type PrimitiveTypeName,
   type StructSpec,
-  type VersionRange,
 } from "./model.js";
-import { condition, hull } from "./versions.js";
+import { condition, Versions } from "./versions.js";
 
 export interface EmitOptions {
   /** Module specifier the generated code imports the runtime from. */
@@ -58,11 +55,9 @@ const INT_RANGE: Partial<Record<PrimitiveTypeName, [number, number]>> = {
 };
 
 /** Versions in which a field is written as an ordinary (not tagged) field. */
-function regularRange(field: FieldSpec): VersionRange | null {
-  if (field.versions === null) return null;
-  if (field.tag === null || field.taggedVersions === null) return field.versions;
+function regularRange(field: FieldSpec): Versions {
   // taggedVersions is open-ended (Kafka requires "N+"), so the ordinary versions precede it.
-  return intersect(field.versions, { lowest: 0, highest: field.taggedVersions.lowest - 1 });
+  return field.versions.subtract(field.taggedVersions)[0] ?? Versions.NONE;
 }
 
 /**
@@ -104,7 +99,7 @@ function tsElementType(type: FieldType): string {
 function tsFieldType(field: FieldSpec): string {
   const base = tsElementType(field.type);
   // A null default counts too: a field outside every valid version keeps its "null" default.
-  return field.nullableVersions !== null || field.default.kind === "null" ? `${base} | null` : base;
+  return !field.nullableVersions.isEmpty() || field.default.kind === "null" ? `${base} | null` : base;
 }
 
 function literal(value: DefaultValue, field: FieldSpec): string {
@@ -127,6 +122,12 @@ function literal(value: DefaultValue, field: FieldSpec): string {
   }
 }
 
+/** The runtime's `VersionRange | null` for a range, as a TypeScript literal. */
+function rangeLiteral(versions: Versions): string {
+  const range = versions.toRange();
+  return range === null ? "null" : `{ lowest: ${range.lowest}, highest: ${range.highest} }`;
+}
+
 // Schema text goes into JSDoc comments, where a star followed by a slash would end the comment.
 function docText(text: string): string {
   return text.replace(/\*\//g, "*&#47;");
@@ -135,7 +136,7 @@ function docText(text: string): string {
 class MessageEmitter {
   private readonly runtime = new Set<string>();
   /** The versions each struct's functions can be called with. */
-  private readonly ctx = new Map<StructSpec, VersionRange>();
+  private readonly ctx = new Map<StructSpec, Versions>();
   private readonly needsIsDefault = new Set<StructSpec>();
   private readonly functions: string[] = [];
   /**
@@ -151,15 +152,15 @@ class MessageEmitter {
     this.collectContexts(spec.struct, spec.validVersions);
   }
 
-  private collectContexts(struct: StructSpec, range: VersionRange): void {
+  private collectContexts(struct: StructSpec, range: Versions): void {
     const known = this.ctx.get(struct);
-    const merged = hull(known ?? null, range)!;
-    if (known && known.lowest === merged.lowest && known.highest === merged.highest) return;
+    const merged = known === undefined ? range : known.hull(range);
+    if (known && known.equals(merged)) return;
     this.ctx.set(struct, merged);
     for (const field of struct.fields) {
       const inner = structOf(field.type);
-      const effective = intersect(field.versions, merged);
-      if (inner && effective) this.collectContexts(inner, effective);
+      const effective = field.versions.intersect(merged);
+      if (inner && !effective.isEmpty()) this.collectContexts(inner, effective);
     }
   }
 
@@ -168,7 +169,7 @@ class MessageEmitter {
     return name;
   }
 
-  private flexibleRange(field?: FieldSpec): VersionRange | null {
+  private flexibleRange(field?: FieldSpec): Versions {
     if (field && field.flexibleVersions !== undefined) return field.flexibleVersions;
     return this.spec.flexibleVersions;
   }
@@ -182,11 +183,11 @@ class MessageEmitter {
       case "null":
         return `${x} === null`;
       case "empty":
-        return field.nullableVersions !== null ? `${x} !== null && ${x}.length === 0` : `${x}.length === 0`;
+        return !field.nullableVersions.isEmpty() ? `${x} !== null && ${x}.length === 0` : `${x}.length === 0`;
       case "struct": {
         const s = structOf(field.type)!;
         this.requireIsDefault(s);
-        return field.nullableVersions !== null
+        return !field.nullableVersions.isEmpty()
           ? `${x} !== null && ${s.name}$isDefault(${x})`
           : `${s.name}$isDefault(${x})`;
       }
@@ -221,7 +222,7 @@ class MessageEmitter {
 
   private hasTaggedSection(struct: StructSpec): boolean {
     const ctx = this.ctx.get(struct);
-    return ctx !== undefined && intersect(this.spec.flexibleVersions, ctx) !== null;
+    return ctx !== undefined && !this.spec.flexibleVersions.intersect(ctx).isEmpty();
   }
 
   private taggedFields(struct: StructSpec): FieldSpec[] {
@@ -240,14 +241,14 @@ class MessageEmitter {
   // ---- sizes ----
 
   /** Fewest bytes one element of `struct` can take in any version of `ctx` (for length checks before allocation). */
-  private minStructSize(struct: StructSpec, ctx: VersionRange): number {
+  private minStructSize(struct: StructSpec, ctx: Versions): number {
     let min = Infinity;
     for (let v = ctx.lowest; v <= ctx.highest; v++) {
       const flexible = this.isFlexible(undefined, v);
       let size = flexible ? 1 : 0;
       for (const f of struct.fields) {
         const regular = regularRange(f);
-        if (regular === null || v < regular.lowest || v > regular.highest) continue;
+        if (!regular.contains(v)) continue;
         size += this.minFieldSize(f, v);
       }
       min = Math.min(min, size);
@@ -256,8 +257,7 @@ class MessageEmitter {
   }
 
   private isFlexible(field: FieldSpec | undefined, v: number): boolean {
-    const r = this.flexibleRange(field);
-    return r !== null && v >= r.lowest && v <= r.highest;
+    return this.flexibleRange(field).contains(v);
   }
 
   private minFieldSize(field: FieldSpec, v: number): number {
@@ -265,12 +265,10 @@ class MessageEmitter {
     const flexible = this.isFlexible(field, v);
     if (t.kind === "primitive") return FIXED_SIZE[t.name] ?? (flexible ? 1 : t.name === "string" ? 2 : 4);
     if (t.kind === "array") return flexible ? 1 : 4;
-    const nullable =
-      field.nullableVersions !== null && v >= field.nullableVersions.lowest && v <= field.nullableVersions.highest;
-    return nullable ? 1 : this.minStructSize(t.struct, { lowest: v, highest: v });
+    return field.nullableVersions.contains(v) ? 1 : this.minStructSize(t.struct, Versions.of(v));
   }
 
-  private minElementSize(type: FieldType, ctx: VersionRange): number {
+  private minElementSize(type: FieldType, ctx: Versions): number {
     if (type.kind !== "array") return 1;
     const e = type.element;
     if (e.kind === "primitive") return FIXED_SIZE[e.name] ?? 1;
@@ -283,7 +281,7 @@ class MessageEmitter {
    * Emits `target += <encoded size of x>` for a value of `field`'s type, flexible or not, nullable
    * or not as `ctx` decides (branching at run time where it does not).
    */
-  private emitSize(code: Code, field: FieldSpec, x: string, ctx: VersionRange, target: string): void {
+  private emitSize(code: Code, field: FieldSpec, x: string, ctx: Versions, target: string): void {
     if (!encodingDependsOnFlexible(field.type)) {
       const c = ctx;
       this.emitSizeIn(code, field, x, c, target, false);
@@ -297,14 +295,7 @@ class MessageEmitter {
     );
   }
 
-  private emitSizeIn(
-    code: Code,
-    field: FieldSpec,
-    x: string,
-    ctx: VersionRange,
-    target: string,
-    flexible: boolean,
-  ): void {
+  private emitSizeIn(code: Code, field: FieldSpec, x: string, ctx: Versions, target: string, flexible: boolean): void {
     code.ifVersion(
       field.nullableVersions,
       ctx,
@@ -315,7 +306,7 @@ class MessageEmitter {
           code,
           field,
           field.type,
-          field.nullableVersions !== null ? `${x}!` : x,
+          !field.nullableVersions.isEmpty() ? `${x}!` : x,
           c,
           target,
           flexible,
@@ -329,7 +320,7 @@ class MessageEmitter {
     field: FieldSpec,
     type: FieldType,
     x: string,
-    ctx: VersionRange,
+    ctx: Versions,
     target: string,
     flexible: boolean,
     nullable: boolean,
@@ -391,7 +382,7 @@ class MessageEmitter {
 
   // ---- writing ----
 
-  private emitWrite(code: Code, field: FieldSpec, x: string, ctx: VersionRange): void {
+  private emitWrite(code: Code, field: FieldSpec, x: string, ctx: Versions): void {
     if (!encodingDependsOnFlexible(field.type)) {
       const c = ctx;
       this.emitWriteIn(code, field, x, c, false);
@@ -405,13 +396,13 @@ class MessageEmitter {
     );
   }
 
-  private emitWriteIn(code: Code, field: FieldSpec, x: string, ctx: VersionRange, flexible: boolean): void {
+  private emitWriteIn(code: Code, field: FieldSpec, x: string, ctx: Versions, flexible: boolean): void {
     code.ifVersion(
       field.nullableVersions,
       ctx,
       (c) => this.emitWriteOf(code, field.type, x, c, flexible, true),
       // The size pass has already rejected null here.
-      (c) => this.emitWriteOf(code, field.type, field.nullableVersions !== null ? `${x}!` : x, c, flexible, false),
+      (c) => this.emitWriteOf(code, field.type, !field.nullableVersions.isEmpty() ? `${x}!` : x, c, flexible, false),
     );
   }
 
@@ -419,7 +410,7 @@ class MessageEmitter {
     code: Code,
     type: FieldType,
     x: string,
-    ctx: VersionRange,
+    ctx: Versions,
     flexible: boolean,
     nullable: boolean,
   ): void {
@@ -474,7 +465,7 @@ class MessageEmitter {
   // ---- reading ----
 
   /** Emits `target = <read value>;`. */
-  private emitRead(code: Code, field: FieldSpec, target: string, ctx: VersionRange): void {
+  private emitRead(code: Code, field: FieldSpec, target: string, ctx: Versions): void {
     if (!encodingDependsOnFlexible(field.type)) {
       const c = ctx;
       this.emitReadIn(code, field, target, c, false);
@@ -488,7 +479,7 @@ class MessageEmitter {
     );
   }
 
-  private emitReadIn(code: Code, field: FieldSpec, target: string, ctx: VersionRange, flexible: boolean): void {
+  private emitReadIn(code: Code, field: FieldSpec, target: string, ctx: Versions, flexible: boolean): void {
     code.ifVersion(
       field.nullableVersions,
       ctx,
@@ -501,7 +492,7 @@ class MessageEmitter {
     code: Code,
     type: FieldType,
     target: string,
-    ctx: VersionRange,
+    ctx: Versions,
     flexible: boolean,
     nullable: boolean,
   ): void {
@@ -719,7 +710,7 @@ class MessageEmitter {
       },
       () => {
         // Kafka refuses to drop tagged fields silently in a version without them, and so do we.
-        if (intersect(flexibleRange, ctx) === null) return;
+        if (flexibleRange.intersect(ctx).isEmpty()) return;
         size.line('f = "_unknownTaggedFields";');
         size.line(`${this.rt("checkNoTaggedFields")}(v._unknownTaggedFields, version);`);
       },
@@ -823,7 +814,7 @@ class MessageEmitter {
         if (field.tag !== null) {
           // Tagged fields start at their default; the tagged section below may replace it.
           reads.push(() => read.line(`${local} = ${literal(field.default, field)};`));
-          if (regularRange(field) !== null) {
+          if (!regularRange(field).isEmpty()) {
             reads.push(() =>
               read.ifVersion(regularRange(field), ctx, (c) => {
                 read.line(`f = ${JSON.stringify(field.propertyName)};`);
@@ -848,7 +839,7 @@ class MessageEmitter {
       }
     }
     for (const emit of reads) emit();
-    const hasTaggedSection = intersect(flexibleRange, ctx) !== null;
+    const hasTaggedSection = !flexibleRange.intersect(ctx).isEmpty();
     if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
     read.ifVersion(flexibleRange, ctx, (c) => {
       read.line('f = "";');
@@ -863,8 +854,7 @@ class MessageEmitter {
         read.line("const end = r.taggedFieldEnd();");
         let first = true;
         for (const field of tagged) {
-          const within = intersect(field.taggedVersions, c);
-          const known = within !== null && field.taggedVersions !== null ? within : null;
+          const known = field.taggedVersions.intersect(c);
           read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
           first = false;
           read.line(`  f = ${JSON.stringify(field.propertyName)};`);
@@ -913,7 +903,7 @@ class MessageEmitter {
           toJson.line(`f = ${JSON.stringify(field.propertyName)};`);
           const emit = () => {
             toJson.line(`out += ${key};`);
-            this.emitJsonValue(toJson, field, field.type, x, field.nullableVersions !== null);
+            this.emitJsonValue(toJson, field, field.type, x, !field.nullableVersions.isEmpty());
           };
           toJson.ifVersion(
             field.taggedVersions,
@@ -935,7 +925,7 @@ class MessageEmitter {
     fromJson.line(`const o = ${this.rt("readJsonObject")}(json);`);
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
-      if (field.versions === null) {
+      if (field.versions.isEmpty()) {
         // In none of the message's versions: always its default.
         fromJson.line(`const ${local}: ${tsFieldType(field)} = ${literal(field.default, field)};`);
         continue;
@@ -958,7 +948,7 @@ class MessageEmitter {
           },
           "} else {",
         );
-        this.emitFromJson(fromJson, field, field.type, "j", local, field.nullableVersions !== null);
+        this.emitFromJson(fromJson, field, field.type, "j", local, !field.nullableVersions.isEmpty());
         fromJson.line("}");
       });
     }
@@ -977,9 +967,9 @@ class MessageEmitter {
   private fieldDocs(field: FieldSpec): string {
     const lines: string[] = [];
     if (field.about) lines.push(field.about);
-    const facts = [`Versions: ${formatRange(field.versions)}`];
-    if (field.nullableVersions) facts.push(`nullable in ${formatRange(field.nullableVersions)}`);
-    if (field.tag !== null) facts.push(`tagged field ${field.tag} in ${formatRange(field.taggedVersions)}`);
+    const facts = [`Versions: ${field.versions}`];
+    if (!field.nullableVersions.isEmpty()) facts.push(`nullable in ${field.nullableVersions}`);
+    if (field.tag !== null) facts.push(`tagged field ${field.tag} in ${field.taggedVersions}`);
     if (field.ignorable) facts.push("ignorable");
     if (field.entityType) facts.push(`entity type ${field.entityType}`);
     const t = field.type;
@@ -1019,16 +1009,14 @@ class MessageEmitter {
     const top = struct === this.spec.struct;
     const about = top
       ? this.messageDocs()
-      : `${struct.common ? "Common struct" : "Struct"} \`${struct.name}\` of ${this.spec.name}. Versions: ${formatRange(struct.versions)}.`;
+      : `${struct.common ? "Common struct" : "Struct"} \`${struct.name}\` of ${this.spec.name}. Versions: ${struct.versions}.`;
     return { kind: StructureKind.Interface, name: struct.name, isExported: true, properties, docs: [docText(about)] };
   }
 
   private messageDocs(): string {
     const s = this.spec;
     const lines = [`${s.name}: a Kafka ${s.type} message.`, ""];
-    lines.push(
-      `- Valid versions: ${formatRange(s.validVersions)}; flexible versions: ${formatRange(s.flexibleVersions)}.`,
-    );
+    lines.push(`- Valid versions: ${s.validVersions}; flexible versions: ${s.flexibleVersions}.`);
     if (s.apiKeyUnassigned) {
       lines.push(
         s.apiKey === null
@@ -1087,7 +1075,7 @@ class MessageEmitter {
       declarationKind: VariableDeclarationKind.Const,
       docs: [
         docText(
-          `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${formatRange(s.validVersions)}.\n\n${this.messageDocs()}`,
+          `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${this.messageDocs()}`,
         ),
       ],
       declarations: [
@@ -1098,8 +1086,8 @@ class MessageEmitter {
             name: ${JSON.stringify(s.name)},
             apiKey: ${s.apiKey === null ? "null" : s.apiKey},
             type: ${JSON.stringify(s.type)},
-            validVersions: { lowest: ${s.validVersions.lowest}, highest: ${s.validVersions.highest} },
-            flexibleVersions: ${s.flexibleVersions === null ? "null" : `{ lowest: ${s.flexibleVersions.lowest}, highest: ${s.flexibleVersions.highest} }`},
+            validVersions: ${rangeLiteral(s.validVersions)},
+            flexibleVersions: ${rangeLiteral(s.flexibleVersions)},
             size: ${s.name}$size,
             write: ${s.name}$write,
             read: ${s.name}$read,

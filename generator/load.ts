@@ -13,9 +13,6 @@ import path from "node:path";
 import { SchemaError } from "./errors.js";
 import { parseSchemaDocument, type JsonNode, type SchemaDocument } from "./parse.js";
 import {
-  MAX_VERSION,
-  formatRange,
-  intersect,
   propertyNameOf,
   type DefaultValue,
   type Diagnostic,
@@ -25,9 +22,9 @@ import {
   type MessageType,
   type PrimitiveTypeName,
   type StructSpec,
-  type VersionRange,
 } from "./model.js";
 import { editDistance } from "./edit-distance.js";
+import { MAX_VERSION, Versions, VersionsSyntaxError } from "./versions.js";
 
 /** Options for {@link loadSchema}. */
 export interface LoadOptions {
@@ -274,7 +271,7 @@ type TypeRef = PrimitiveRef | StructRef | { readonly kind: "array"; readonly ele
 /** A StructSpec under construction: fields are appended after registration so references resolve. */
 interface StructBuilder {
   name: string;
-  versions: VersionRange | null;
+  versions: Versions;
   fields: FieldSpec[];
   common: boolean;
 }
@@ -293,9 +290,6 @@ interface PendingCommon {
   readonly items: readonly JsonNode[];
   readonly path: string;
 }
-
-/** Version set where `null` is Kafka's `Versions.NONE`. */
-type Versions = VersionRange | null;
 
 /** An object node with its properties by name (JSON `null` values count as absent, as in Jackson). */
 class JsonObject {
@@ -328,8 +322,8 @@ class Loader {
   private readonly warnings: Diagnostic[];
   private readonly structsByName = new Map<string, StructEntry>();
   private messageName = "";
-  private validVersions: VersionRange = { lowest: 0, highest: 0 };
-  private flexibleVersions: Versions = null;
+  private validVersions: Versions = Versions.of(0);
+  private flexibleVersions: Versions = Versions.NONE;
 
   constructor(
     private readonly doc: SchemaDocument,
@@ -364,13 +358,13 @@ class Loader {
     const validNode = this.required(msg, "validVersions", undefined);
     const valid = this.versions(validNode, undefined, "validVersions");
     if (valid === undefined) this.fail(validNode, undefined, `"validVersions" is empty`);
-    if (valid === null) {
+    if (valid.isEmpty()) {
       // Kafka accepts it but generates no classes for such a message; there is nothing to emit.
       this.fail(validNode, undefined, `"validVersions": "none" is not supported (Kafka generates no code for it)`);
     }
     if (valid.highest === MAX_VERSION) {
       // MessageDataGenerator: "Message X does not specify a maximum version."
-      this.fail(validNode, undefined, `validVersions "${formatRange(valid)}" must have a maximum version (e.g. "0-3")`);
+      this.fail(validNode, undefined, `validVersions "${valid}" must have a maximum version (e.g. "0-3")`);
     }
     this.validVersions = valid;
     this.optionalVersions(msg, "deprecatedVersions", undefined);
@@ -383,13 +377,9 @@ class Loader {
         `missing required key "flexibleVersions" (use "0+" for new messages, "none" for none)`,
       );
     }
-    const flexible = this.versions(flexNode, undefined, "flexibleVersions") ?? null;
-    if (flexible !== null && flexible.highest !== MAX_VERSION) {
-      this.fail(
-        flexNode,
-        undefined,
-        `flexibleVersions "${formatRange(flexible)}" must be "none" or open-ended (e.g. "2+")`,
-      );
+    const flexible = this.versions(flexNode, undefined, "flexibleVersions") ?? Versions.NONE;
+    if (!flexible.isEmpty() && flexible.highest !== MAX_VERSION) {
+      this.fail(flexNode, undefined, `flexibleVersions "${flexible}" must be "none" or open-ended (e.g. "2+")`);
     }
     this.flexibleVersions = flexible;
 
@@ -424,7 +414,7 @@ class Loader {
       if (valid.lowest !== 0 || valid.highest !== 0) {
         this.fail(validNode, undefined, `a coordinator-key message must have "validVersions": "0"`);
       }
-      if (flexible !== null)
+      if (!flexible.isEmpty())
         this.fail(flexNode, undefined, `a coordinator-key message must have "flexibleVersions": "none"`);
     }
 
@@ -517,13 +507,13 @@ class Loader {
   private checkHeaderVersions(node: JsonNode): void {
     if (node.type !== "object")
       this.fail(node, undefined, `"headerVersions" must be an object of version range -> header version`);
-    const entries: { range: VersionRange; node: JsonNode }[] = [];
+    const entries: { range: Versions; node: JsonNode }[] = [];
     for (const prop of node.children ?? []) {
       const [keyNode, valueNode] = prop.children ?? [];
       if (!keyNode || !valueNode) continue;
       const keyText = String(keyNode.value);
       const range = this.parseVersionText(keyText, keyNode, undefined, "headerVersions key");
-      if (!range) this.fail(keyNode, undefined, `invalid version range "${keyText}" in headerVersions`);
+      if (range.isEmpty()) this.fail(keyNode, undefined, `invalid version range "${keyText}" in headerVersions`);
       this.integer(valueNode, undefined, `headerVersions["${keyText}"]`, 0, MAX_VERSION);
       entries.push({ range, node: keyNode });
     }
@@ -536,11 +526,7 @@ class Loader {
       const previous = entries[i - 1]!.range;
       const current = entries[i]!;
       if (previous.highest === MAX_VERSION) {
-        this.fail(
-          current.node,
-          undefined,
-          `only the last headerVersions range may be open-ended (${formatRange(previous)})`,
-        );
+        this.fail(current.node, undefined, `only the last headerVersions range may be open-ended (${previous})`);
       }
       if (current.range.lowest !== previous.highest + 1) {
         this.fail(
@@ -559,7 +545,7 @@ class Loader {
         this.fail(
           entry.node,
           undefined,
-          `headerVersions range ${formatRange(entry.range)} starts above the highest valid version ${this.validVersions.highest}`,
+          `headerVersions range ${entry.range} starts above the highest valid version ${this.validVersions.highest}`,
         );
       }
     }
@@ -588,7 +574,7 @@ class Loader {
       this.optionalVersions(obj, "deprecatedVersions", structPath);
       const fieldsNode = obj.get("fields");
       const entry: StructEntry = {
-        spec: { name, versions: intersect(versions, this.validVersions), fields: [], common: true },
+        spec: { name, versions: versions.intersect(this.validVersions), fields: [], common: true },
         offset: item.offset,
         definedBy: structPath,
       };
@@ -722,15 +708,15 @@ class Loader {
 
     // FieldSpec: versions defaults to taggedVersions when only those are given.
     const taggedNode = obj.get("taggedVersions");
-    const tagged = this.versions(taggedNode, fieldPath, "taggedVersions") ?? null;
+    const tagged = this.versions(taggedNode, fieldPath, "taggedVersions") ?? Versions.NONE;
     const versionsNode = obj.get("versions");
     let versions = this.versions(versionsNode, fieldPath, "versions");
     if (versions === undefined) {
-      if (tagged === null)
+      if (tagged.isEmpty())
         this.fail(versionsNode ?? obj.key("versions") ?? node, fieldPath, `missing required key "versions"`);
       versions = tagged;
     }
-    const effectiveVersions = intersect(versions, this.validVersions);
+    const effectiveVersions = versions.intersect(this.validVersions);
 
     const structName =
       typeRef.kind === "struct"
@@ -754,8 +740,8 @@ class Loader {
     const zeroCopy = this.boolean(zeroCopyNode, fieldPath, "zeroCopy");
 
     const nullableNode = obj.get("nullableVersions");
-    const nullable = this.versions(nullableNode, fieldPath, "nullableVersions") ?? null;
-    if (nullable !== null && typeRef.kind === "primitive" && !["string", "bytes", "records"].includes(typeRef.name)) {
+    const nullable = this.versions(nullableNode, fieldPath, "nullableVersions") ?? Versions.NONE;
+    if (!nullable.isEmpty() && typeRef.kind === "primitive" && !["string", "bytes", "records"].includes(typeRef.name)) {
       this.fail(
         nullableNode,
         fieldPath,
@@ -794,11 +780,11 @@ class Loader {
       fieldFlexible,
     });
     // MessageDataGenerator.fieldFlexibleVersions: an override may only narrow the message's.
-    if (fieldFlexible !== undefined && !sameRange(intersect(fieldFlexible, this.flexibleVersions), fieldFlexible)) {
+    if (fieldFlexible !== undefined && !this.flexibleVersions.covers(fieldFlexible)) {
       this.fail(
         fieldFlexNode,
         fieldPath,
-        `flexibleVersions ${formatRange(fieldFlexible)} must be within the message's flexibleVersions ${formatRange(this.flexibleVersions)}`,
+        `flexibleVersions ${fieldFlexible} must be within the message's flexibleVersions ${this.flexibleVersions}`,
       );
     }
 
@@ -824,9 +810,9 @@ class Loader {
       propertyName: propertyNameOf(name),
       type,
       versions: effectiveVersions,
-      nullableVersions: intersect(nullable, effectiveVersions),
+      nullableVersions: nullable.intersect(effectiveVersions),
       tag,
-      taggedVersions: tag === null ? null : intersect(tagged, effectiveVersions),
+      taggedVersions: tag === null ? Versions.NONE : tagged.intersect(effectiveVersions),
       ...(fieldFlexible === undefined ? {} : { flexibleVersions: fieldFlexible }),
       ignorable,
       mapKey,
@@ -982,50 +968,42 @@ class Loader {
     const { tag, tagNode, tagged, taggedNode, versions, nullable, mapKey, fieldFlexible, fieldPath } = args;
     const flexible = this.flexibleVersions;
     if (tag === null) {
-      if (tagged !== null) this.fail(taggedNode, fieldPath, `"taggedVersions" requires a "tag"`);
+      if (!tagged.isEmpty()) this.fail(taggedNode, fieldPath, `"taggedVersions" requires a "tag"`);
       return;
     }
     if (tag < 0) this.fail(tagNode, fieldPath, `tag ${tag} is negative`);
     if (mapKey) this.fail(tagNode, fieldPath, `a tagged field cannot be a "mapKey"`);
-    if (tagged === null) this.fail(tagNode, fieldPath, `"tag" requires "taggedVersions"`);
-    const nullableTagged = intersect(nullable, tagged);
-    if (nullableTagged !== null && !sameRange(nullableTagged, tagged)) {
+    if (tagged.isEmpty()) this.fail(tagNode, fieldPath, `"tag" requires "taggedVersions"`);
+    const nullableTagged = nullable.intersect(tagged);
+    if (!nullableTagged.isEmpty() && !nullableTagged.equals(tagged)) {
       this.fail(
         taggedNode,
         fieldPath,
-        `nullableVersions ${formatRange(nullable)} must cover all or none of taggedVersions ${formatRange(tagged)}`,
+        `nullableVersions ${nullable} must cover all or none of taggedVersions ${tagged}`,
       );
     }
     if (tagged.highest !== MAX_VERSION) {
-      this.fail(
-        taggedNode,
-        fieldPath,
-        `taggedVersions "${formatRange(tagged)}" must be open-ended (e.g. "${tagged.lowest}+")`,
-      );
+      this.fail(taggedNode, fieldPath, `taggedVersions "${tagged}" must be open-ended (e.g. "${tagged.lowest}+")`);
     }
-    if (!sameRange(intersect(tagged, versions), tagged)) {
-      this.fail(
-        taggedNode,
-        fieldPath,
-        `taggedVersions ${formatRange(tagged)} must be within the field's versions ${formatRange(versions)}`,
-      );
+    if (!versions.covers(tagged)) {
+      this.fail(taggedNode, fieldPath, `taggedVersions ${tagged} must be within the field's versions ${versions}`);
     }
-    if (!sameRange(intersect(tagged, flexible), tagged)) {
+    if (!flexible.covers(tagged)) {
       this.fail(
         taggedNode,
         fieldPath,
-        flexible === null
+        flexible.isEmpty()
           ? `tagged fields need flexible versions, but flexibleVersions is "none"`
           : fieldFlexible === undefined
-            ? `taggedVersions ${formatRange(tagged)} must be within flexibleVersions ${formatRange(flexible)} (tagged fields exist only in flexible versions)`
-            : `taggedVersions ${formatRange(tagged)} must be within the message's flexibleVersions ${formatRange(flexible)}, not just the field's ${formatRange(fieldFlexible)} (a struct has a tagged-field section only in the message's flexible versions)`,
+            ? `taggedVersions ${tagged} must be within flexibleVersions ${flexible} (tagged fields exist only in flexible versions)`
+            : `taggedVersions ${tagged} must be within the message's flexibleVersions ${flexible}, not just the field's ${fieldFlexible} (a struct has a tagged-field section only in the message's flexible versions)`,
       );
     }
-    if (fieldFlexible !== undefined && !sameRange(intersect(tagged, fieldFlexible), tagged)) {
+    if (fieldFlexible !== undefined && !fieldFlexible.covers(tagged)) {
       this.fail(
         taggedNode,
         fieldPath,
-        `taggedVersions ${formatRange(tagged)} must be within the field's flexibleVersions ${formatRange(fieldFlexible)}`,
+        `taggedVersions ${tagged} must be within the field's flexibleVersions ${fieldFlexible}`,
       );
     }
   }
@@ -1058,14 +1036,11 @@ class Loader {
       this.fail(node, fieldPath, `invalid default ${quote(text)} for ${typeName}: ${why}`);
     const nullDefault = (): DefaultValue => {
       // validateNullDefault: nullableVersions must contain all of the field's versions.
-      if (
-        versions !== null &&
-        !(nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)
-      ) {
+      if (!nullable.covers(versions)) {
         this.fail(
           node,
           fieldPath,
-          `default "null" needs the field to be nullable in all its versions (versions ${formatRange(versions)}, nullableVersions ${formatRange(nullable)})`,
+          `default "null" needs the field to be nullable in all its versions (versions ${versions}, nullableVersions ${nullable})`,
         );
       }
       return { kind: "null" };
@@ -1137,10 +1112,7 @@ class Loader {
         // null is writable (nullable in every version), else start empty.
         if (text !== "" && text !== "null") return invalid(`the only valid defaults for records are empty and "null"`);
         if (text === "null") return nullDefault();
-        return versions === null ||
-          (nullable !== null && nullable.lowest <= versions.lowest && nullable.highest >= versions.highest)
-          ? { kind: "null" }
-          : { kind: "empty" };
+        return nullable.covers(versions) ? { kind: "null" } : { kind: "empty" };
     }
   }
 
@@ -1237,8 +1209,8 @@ class Loader {
   }
 
   /**
-   * Versions.parse: "none", "N", "N-M", "N+" with 0 <= N <= M <= 32767 (surrounding blanks
-   * allowed: Java's String.trim, so ASCII whitespace and control characters only).
+   * Versions.parse (see versions.ts), with the error at `node`; a Unicode space is named rather
+   * than reported as a syntax error (Java's String.trim strips ASCII blanks only).
    */
   private parseVersionText(
     text: string,
@@ -1246,24 +1218,16 @@ class Loader {
     fieldPath: string | undefined,
     key: string,
   ): Versions {
-    const trimmed = javaTrim(text);
-    const space = unicodeSpaceIn(trimmed);
+    const space = unicodeSpaceIn(javaTrim(text));
     if (space !== undefined) {
       this.fail(node, fieldPath, `${space} in ${key}: ${quote(text)} (Kafka's parser trims only ASCII whitespace)`);
     }
-    if (trimmed === "none") return null;
-    const match = /^([0-9]+)(?:(\+)|-([0-9]+))?$/.exec(trimmed);
-    if (!match) {
-      this.fail(node, fieldPath, `invalid ${key} ${quote(text)} (expected "N", "N-M", "N+" or "none")`);
+    try {
+      return Versions.parse(text);
+    } catch (e) {
+      if (!(e instanceof VersionsSyntaxError)) throw e;
+      this.fail(node, fieldPath, `invalid ${key} ${quote(text)}${e.detail}`);
     }
-    const lowest = Number(match[1]);
-    const highest = match[2] ? MAX_VERSION : match[3] !== undefined ? Number(match[3]) : lowest;
-    if (lowest > MAX_VERSION || highest > MAX_VERSION) {
-      this.fail(node, fieldPath, `invalid ${key} ${quote(text)}: versions must be at most ${MAX_VERSION}`);
-    }
-    if (lowest > highest)
-      this.fail(node, fieldPath, `invalid ${key} ${quote(text)}: the lowest version is above the highest`);
-    return { lowest, highest };
   }
 
   /** The source text of a scalar node (keeps int64 digits and float spelling exact). */
@@ -1304,10 +1268,6 @@ function findProperty(node: JsonNode, key: string): JsonNode | undefined {
     if (prop.children?.[0]?.value === key) found = prop.children[1];
   }
   return found;
-}
-
-function sameRange(a: Versions, b: Versions): boolean {
-  return a === b || (a !== null && b !== null && a.lowest === b.lowest && a.highest === b.highest);
 }
 
 function describeNode(node: JsonNode): string {

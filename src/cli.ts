@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import type { DecodeOptions, KafkaWireError, MessageCodec } from "./runtime/index.js";
 import { editDistance } from "../generator/edit-distance.js";
+import { Versions } from "../generator/versions.js";
 
 /** Where the CLI writes text (a `process.stdout`-like stream). */
 export interface TextOutput {
@@ -247,13 +248,6 @@ function parseVersion(text: string): number {
   return Number(text.trim());
 }
 
-/** Kafka's textual form of a version range: `0`, `1-4`, `3+`. */
-function formatVersions(range: { readonly lowest: number; readonly highest: number } | null): string {
-  if (range === null) return "none";
-  if (range.highest === 0x7fff) return `${range.lowest}+`;
-  return range.lowest === range.highest ? `${range.lowest}` : `${range.lowest}-${range.highest}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Commands
 
@@ -302,8 +296,8 @@ async function listCommand(io: CliIO): Promise<void> {
       c.name,
       c.type,
       c.apiKey === null ? "-" : String(c.apiKey),
-      formatVersions(c.validVersions),
-      formatVersions(c.flexibleVersions),
+      Versions.from(c.validVersions).toString(),
+      Versions.from(c.flexibleVersions).toString(),
     ]);
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));
