@@ -23,17 +23,9 @@
  * The JSON form of {@link DiffReport} is stable (`format: 1`): fields are only ever added.
  */
 import { loadSchemaFile, type LoadOptions } from "./load.js";
-import {
-  FIXED_SIZE,
-  isTaggedIn,
-  structOf,
-  type DefaultValue,
-  type FieldSpec,
-  type FieldType,
-  type MessageSpec,
-  type StructSpec,
-} from "./model.js";
+import { type DefaultValue, type FieldSpec, type FieldType, type MessageSpec, type StructSpec } from "./model.js";
 import { Versions } from "./versions.js";
+import { PRIMITIVES, isCompactIn, isTaggedIn, schemaTypeName, structOf } from "./wire-types.js";
 
 // ---------------------------------------------------------------------------------------------
 // Public shapes
@@ -604,7 +596,7 @@ class VersionComparer {
     const pair = lengthPrefixedPair(a.type, b.type);
     return (
       pair === "bytes-records" ||
-      (pair === "string-bytes" && this.compact(a, this.oldFlexible) && this.compact(b, this.newFlexible))
+      (pair === "string-bytes" && this.compact(a, this.oldSpec) && this.compact(b, this.newSpec))
     );
   }
 
@@ -623,8 +615,8 @@ class VersionComparer {
     const v = this.version;
     const oldLabel = typeLabel(a.type);
     const newLabel = typeLabel(b.type);
-    const oldCompact = this.compact(a, this.oldFlexible);
-    const newCompact = this.compact(b, this.newFlexible);
+    const oldCompact = this.compact(a, this.oldSpec);
+    const newCompact = this.compact(b, this.newSpec);
 
     if (!sameShape(a.type, b.type) && this.sameBytes(a, b)) {
       // Only the declared type changed; the fields' other attributes are compared below.
@@ -819,13 +811,8 @@ class VersionComparer {
   }
 
   /** Whether a field's length prefix is a compact unsigned varint in this version. */
-  private compact(f: FieldSpec, messageFlexible: boolean): boolean {
-    const lengthPrefixed =
-      f.type.kind === "array" ||
-      (f.type.kind === "primitive" &&
-        (f.type.name === "string" || f.type.name === "bytes" || f.type.name === "records"));
-    if (!lengthPrefixed) return false;
-    return f.flexibleVersions === undefined ? messageFlexible : f.flexibleVersions.contains(this.version);
+  private compact(f: FieldSpec, side: MessageSpec): boolean {
+    return isCompactIn(f, side.flexibleVersions, this.version);
   }
 }
 
@@ -937,14 +924,7 @@ function longestIncreasing(values: readonly number[]): number[] {
 
 /** The type as the schema writes it, with struct names: `int32`, `[]string`, `struct Topology`, `[]Subtopology`. */
 function typeLabel(type: FieldType): string {
-  switch (type.kind) {
-    case "primitive":
-      return type.name;
-    case "struct":
-      return `struct ${type.struct.name}`;
-    case "array":
-      return `[]${type.element.kind === "primitive" ? type.element.name : type.element.struct.name}`;
-  }
+  return type.kind === "struct" ? `struct ${schemaTypeName(type)}` : schemaTypeName(type);
 }
 
 /** Same wire shape, ignoring struct names and contents (those are compared separately). */
@@ -966,8 +946,8 @@ function shapeKey(type: FieldType): string {
 /** For two fixed-width primitives: what the change does to the byte count. */
 function fixedWidthNote(a: FieldType, b: FieldType): string | undefined {
   if (a.kind !== "primitive" || b.kind !== "primitive") return undefined;
-  const wa = FIXED_SIZE[a.name];
-  const wb = FIXED_SIZE[b.name];
+  const wa = PRIMITIVES[a.name].fixedSize;
+  const wb = PRIMITIVES[b.name].fixedSize;
   if (wa === undefined || wb === undefined) return undefined;
   if (wa === wb) return `both ${wa} bytes, but the values are read differently`;
   return `${wa} bytes become ${wb}, so every later field is misread`;

@@ -15,8 +15,6 @@ import {
 } from "ts-morph";
 import { Code } from "./code.js";
 import {
-  FIXED_SIZE,
-  structOf,
   type DefaultValue,
   type FieldSpec,
   type FieldType,
@@ -26,6 +24,11 @@ import {
   type StructSpec,
 } from "./model.js";
 import { condition, Versions } from "./versions.js";
+import { PRIMITIVES, structOf } from "./wire-types.js";
+
+const FIXED_SIZE: Partial<Record<PrimitiveTypeName, number>> = Object.fromEntries(
+  Object.entries(PRIMITIVES).map(([k, v]) => [k, v.fixedSize]),
+);
 
 export interface EmitOptions {
   /** Module specifier the generated code imports the runtime from. */

@@ -25,6 +25,7 @@ import {
 } from "./model.js";
 import { editDistance } from "./edit-distance.js";
 import { MAX_VERSION, Versions, VersionsSyntaxError } from "./versions.js";
+import { PRIMITIVES, PRIMITIVE_NAMES } from "./wire-types.js";
 
 /** Options for {@link loadSchema}. */
 export interface LoadOptions {
@@ -101,21 +102,6 @@ const MESSAGE_TYPES: readonly MessageType[] = [
 /** RequestListenerType's JSON names. */
 const LISTENERS = ["zkBroker", "broker", "controller"] as const;
 
-const PRIMITIVES: readonly PrimitiveTypeName[] = [
-  "bool",
-  "int8",
-  "int16",
-  "uint16",
-  "int32",
-  "uint32",
-  "int64",
-  "float64",
-  "string",
-  "bytes",
-  "records",
-  "uuid",
-];
-
 /** EntityType: the JSON name and the (element) type it requires. */
 const ENTITY_TYPES: Readonly<Record<string, PrimitiveTypeName | null>> = {
   unknown: null,
@@ -124,15 +110,6 @@ const ENTITY_TYPES: Readonly<Record<string, PrimitiveTypeName | null>> = {
   groupId: "string",
   topicName: "string",
   brokerId: "int32",
-};
-
-const INT_RANGES: Readonly<Partial<Record<PrimitiveTypeName, readonly [bigint, bigint]>>> = {
-  int8: [-(2n ** 7n), 2n ** 7n - 1n],
-  int16: [-(2n ** 15n), 2n ** 15n - 1n],
-  uint16: [0n, 2n ** 16n - 1n],
-  int32: [-(2n ** 31n), 2n ** 31n - 1n],
-  uint32: [0n, 2n ** 32n - 1n],
-  int64: [-(2n ** 63n), 2n ** 63n - 1n],
 };
 
 /** Kafka's FieldSpec.VALID_FIELD_NAMES. */
@@ -741,7 +718,7 @@ class Loader {
 
     const nullableNode = obj.get("nullableVersions");
     const nullable = this.versions(nullableNode, fieldPath, "nullableVersions") ?? Versions.NONE;
-    if (!nullable.isEmpty() && typeRef.kind === "primitive" && !["string", "bytes", "records"].includes(typeRef.name)) {
+    if (!nullable.isEmpty() && typeRef.kind === "primitive" && !PRIMITIVES[typeRef.name].nullable) {
       this.fail(
         nullableNode,
         fieldPath,
@@ -833,7 +810,7 @@ class Loader {
     if (space !== undefined) {
       this.fail(node, fieldPath, `${space} in a type: ${quote(text)} (Kafka's parser trims only ASCII whitespace)`);
     }
-    const primitive = PRIMITIVES.find((p) => p === trimmed);
+    const primitive = PRIMITIVE_NAMES.find((p) => p === trimmed);
     if (primitive) return { kind: "primitive", name: primitive };
     if (trimmed.startsWith("[]")) {
       const elementText = trimmed.slice(2);
@@ -860,7 +837,7 @@ class Loader {
     this.fail(
       node,
       fieldPath,
-      `unknown type ${quote(trimmed)} (expected ${PRIMITIVES.join(", ")}, []T, or a struct name starting with a capital letter)`,
+      `unknown type ${quote(trimmed)} (expected ${PRIMITIVE_NAMES.join(", ")}, []T, or a struct name starting with a capital letter)`,
     );
   }
 
@@ -1083,7 +1060,7 @@ class Loader {
           );
         }
         const value = hex ? BigInt(`0x${hex[1]}`) : BigInt(text);
-        const [min, max] = INT_RANGES[primitive]!;
+        const [min, max] = PRIMITIVES[primitive].intRange!;
         if (value < min || value > max) return invalid(`out of range ${min}..${max}`);
         return { kind: "int", value };
       }

@@ -139,34 +139,7 @@ export interface MessageSpec {
   readonly warnings: readonly Diagnostic[];
 }
 
-/**
- * Whether the field is written as a tagged field in `version`.
- */
-export function isTaggedIn(field: FieldSpec, version: number): boolean {
-  return field.tag !== null && field.taggedVersions.contains(version);
-}
-
 /** The lowerCamelCase property name Kafka's JsonConverter uses: only the first letter lower-cased. */
 export function propertyNameOf(schemaName: string): string {
   return schemaName.length === 0 ? schemaName : schemaName[0]!.toLowerCase() + schemaName.slice(1);
-}
-
-/** Encoded size in bytes of the fixed-size primitives; the others are length-prefixed. */
-export const FIXED_SIZE: Readonly<Partial<Record<PrimitiveTypeName, number>>> = {
-  bool: 1,
-  int8: 1,
-  int16: 2,
-  uint16: 2,
-  int32: 4,
-  uint32: 4,
-  int64: 8,
-  float64: 8,
-  uuid: 16,
-};
-
-/** The struct a field holds, directly or as array elements; null for primitives. */
-export function structOf(type: FieldType): StructSpec | null {
-  if (type.kind === "struct") return type.struct;
-  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
-  return null;
 }

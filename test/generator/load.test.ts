@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { SchemaError } from "../../generator/errors.js";
 import { MAX_STRUCT_DEPTH, loadSchema, loadSchemaFile, type LoadOptions } from "../../generator/load.js";
-import { isTaggedIn, type FieldSpec, type MessageSpec, type StructSpec } from "../../generator/model.js";
+import type { FieldSpec, MessageSpec, StructSpec } from "../../generator/model.js";
+import { isTaggedIn } from "../../generator/wire-types.js";
 import { MAX_NESTING_DEPTH, parseSchemaText } from "../../generator/parse.js";
 import { REPO_ROOT, describeShared, isCi, requireShared, sharedStatus } from "../support/shared.js";
 
