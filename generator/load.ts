@@ -24,6 +24,7 @@ import {
   type StructSpec,
 } from "./model.js";
 import { editDistance } from "./edit-distance.js";
+import { reservedNameReason } from "./emit/names.js";
 import { MAX_VERSION, Versions, VersionsSyntaxError } from "./versions.js";
 import { PRIMITIVES, PRIMITIVE_NAMES } from "./wire-types.js";
 
@@ -124,70 +125,6 @@ const VALID_TYPE_NAME = /^[A-Z][A-Za-z0-9]*$/;
 /** How many struct levels may nest inside one another (the message's own fields are level 0). */
 export const MAX_STRUCT_DEPTH = 64;
 const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
-
-/**
- * Names the generated TypeScript cannot give a message or struct, with the reason: names the
- * generated modules import from the runtime, globals they use, and what the generated
- * index.ts defines or imports.
- */
-const RESERVED_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
-  ...["Writer", "Reader", "MessageCodec", "UnknownTaggedField"].map(
-    (name) => [name, `clashes with the runtime's ${name}, which every generated module imports`] as const,
-  ),
-  ...["Protocol", "defineProtocol"].map(
-    (name) => [name, `clashes with the runtime's ${name}, which the generated index.ts imports`] as const,
-  ),
-  ...["messages", "MessageName", "protocol"].map(
-    (name) => [name, `clashes with ${name}, which the generated index.ts defines`] as const,
-  ),
-  ...[
-    "Array",
-    "String",
-    "Number",
-    "Boolean",
-    "BigInt",
-    "Object",
-    "Infinity",
-    "NaN",
-    "Uint8Array",
-    "Error",
-    "Symbol",
-    "Math",
-    "JSON",
-    "undefined",
-    "globalThis",
-  ].map((name) => [name, `the generated TypeScript would shadow the global ${name}`] as const),
-]);
-
-/** JavaScript reserved words (strict mode and modules included) and names strict mode forbids binding. */
-const RESERVED_WORDS = new Set(
-  (
-    "await break case catch class const continue debugger default delete do else enum export extends false " +
-    "finally for function if implements import in instanceof interface let new null package private protected " +
-    "public return static super switch this throw true try typeof var void while with yield eval arguments"
-  ).split(" "),
-);
-
-/** TypeScript's built-in type names and type-level keywords, which cannot name an interface. */
-const TS_TYPE_KEYWORDS = new Set(
-  "any unknown never object string number bigint symbol boolean undefined void null intrinsic keyof infer".split(" "),
-);
-
-/** Why `name` cannot name a generated message or struct, or undefined when it can. */
-function reservedNameReason(name: string, what: "message" | "struct"): string | undefined {
-  // index.ts is generated next to <MessageName>.ts; "Index.ts" is the same file on
-  // case-insensitive file systems (macOS, Windows).
-  if (what === "message" && name.toLowerCase() === "index") {
-    return name === "index"
-      ? "a message named index would replace the generated index.ts"
-      : `a message named ${name} would replace the generated index.ts on case-insensitive file systems`;
-  }
-  const clash = RESERVED_TYPE_NAMES.get(name);
-  if (clash !== undefined) return clash;
-  if (RESERVED_WORDS.has(name)) return `${name} is a reserved word in JavaScript/TypeScript`;
-  if (TS_TYPE_KEYWORDS.has(name)) return `${name} is a TypeScript built-in type name`;
-  return undefined;
-}
 
 /**
  * Java's String.trim, which Kafka's Versions.parse and FieldType.parse and Jackson's

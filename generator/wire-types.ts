@@ -238,3 +238,33 @@ export function minElementSize(type: FieldType, messageFlexible: Versions, ctx: 
   // for the structs Kafka defines, which all have at least one field.
   return Math.max(1, minStructSize(e.struct, messageFlexible, ctx));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Runtime operations
+
+/** What the runtime calls to measure, write and read one primitive value in one encoding. */
+export interface PrimitiveOps {
+  /**
+   * A constant size, or the runtime function that measures a value; a string's also records
+   * its UTF-8 length in `lens` for the write pass.
+   */
+  readonly size: number | { readonly fn: string; readonly lens: boolean };
+  /** The Writer method (`w.<write>(x)`). */
+  readonly write: string;
+  /** The Reader method (`r.<read>()`). */
+  readonly read: string;
+  /** Fixed-size types: the Reader method without a bounds check, for runs already checked as a whole. */
+  readonly readUnchecked?: string;
+}
+
+/** The runtime operations for a primitive, compact or classic, nullable or not. */
+export function primitiveOps(name: PrimitiveTypeName, compact: boolean, nullable: boolean): PrimitiveOps {
+  const row = PRIMITIVES[name];
+  if (row.lengthPrefix === undefined) {
+    return { size: row.fixedSize!, write: name, read: name, readUnchecked: `${name}Unchecked` };
+  }
+  // The runtime's naming: sizeCompactNullableString / w.compactNullableString / r.compactNullableString.
+  const variant = `${compact ? "Compact" : ""}${nullable ? "Nullable" : ""}${row.lengthPrefix.runtime}`;
+  const method = variant[0]!.toLowerCase() + variant.slice(1);
+  return { size: { fn: `size${variant}`, lens: row.lengthPrefix.runtime === "String" }, write: method, read: method };
+}
