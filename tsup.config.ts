@@ -1,28 +1,21 @@
 /**
- * Build of the published package (`npm run build` → `dist/`):
+ * Build of the library package `kafka-wire` (`npm run build` → `dist/`): ESM (`.js`) + CJS
+ * (`.cjs`) + types (`.d.ts` / `.d.cts`), code-split so that the runtime and each codec exist
+ * once and are shared by every entry:
  *
- * - library, ESM (`.js`) + CJS (`.cjs`) + types (`.d.ts` / `.d.cts`), code-split so that the
- *   runtime and each codec exist once and are shared by every entry:
- *   - `dist/index`            ← `src/index.ts` (package root: every codec + `messages` + errors)
- *   - `dist/runtime`          ← `src/runtime/index.ts` (`kafka-wire/runtime`)
- *   - `dist/messages/<Name>`  ← `generated/<Name>.ts` (`kafka-wire/messages/<Name>`: one codec
- *     and its struct types, without the other codecs)
- * - CLI, ESM only: `dist/cli.js` ← `src/cli.ts`, starting `#!/usr/bin/env node` (package `bin`).
- *   It bundles the generator (loaded lazily, in its own chunk) and imports the codecs from the
- *   library's `./index.js` at run time: the same specifier that finds `src/index.ts` next to
- *   `src/cli.ts` in the repository finds `dist/index.js` next to `dist/cli.js`.
+ * - `dist/index`            ← `src/index.ts` (package root: every codec + `messages` + errors)
+ * - `dist/runtime`          ← `src/runtime/index.ts` (`kafka-wire/runtime`)
+ * - `dist/codegen/v1`       ← `src/codegen/v1.ts` (`kafka-wire/codegen/v1`, what generated code imports)
+ * - `dist/messages/<Name>`  ← `generated/<Name>.ts` (`kafka-wire/messages/<Name>`: one codec
+ *   and its struct types, without the other codecs)
  *
- * Dependencies (lossless-json, commander, prettier, ts-morph, jsonc-parser) stay external.
- * The library is built for the `neutral` platform, so a Node.js import (e.g. the generator's
- * `node:fs`) reaching it fails the build instead of shipping.
+ * The command line is its own package (`cli/`, built by `cli/tsup.config.ts`). The library is
+ * built for the `neutral` platform, so a Node.js import reaching it fails the build instead of
+ * shipping; its one dependency (lossless-json) stays external.
  */
 
 import { readdirSync, rmSync } from "node:fs";
-import path from "node:path";
 import { defineConfig, type Options } from "tsup";
-
-/** esbuild's plugin type, as tsup takes it (esbuild itself is only tsup's dependency). */
-type EsbuildPlugin = NonNullable<Options["esbuildPlugins"]>[number];
 
 /** `generated/<Name>.ts` → entry `messages/<Name>` (every generated module but the index). */
 function messageEntries(): Record<string, string> {
@@ -36,23 +29,15 @@ function messageEntries(): Record<string, string> {
   return entries;
 }
 
-/** Keeps the CLI's `import("./index.js")` (the package root) external instead of bundling the codecs again. */
-const packageRootExternal: EsbuildPlugin = {
-  name: "kafka-wire-package-root-external",
-  setup(build) {
-    const cli = path.resolve("src/cli.ts");
-    build.onResolve({ filter: /^\.\/index\.js$/ }, (args) =>
-      path.resolve(args.importer) === cli ? { path: "./index.js", external: true } : undefined,
-    );
-  },
-};
-
-export default defineConfig((overrides): Options[] => {
-  // Both builds write into dist/ concurrently, so clean once here rather than per build.
+export default defineConfig((overrides): Options => {
   if (overrides.watch === undefined || overrides.watch === false) rmSync("dist", { recursive: true, force: true });
-
-  const library: Options = {
-    entry: { index: "src/index.ts", runtime: "src/runtime/index.ts", ...messageEntries() },
+  return {
+    entry: {
+      index: "src/index.ts",
+      runtime: "src/runtime/index.ts",
+      "codegen/v1": "src/codegen/v1.ts",
+      ...messageEntries(),
+    },
     format: ["esm", "cjs"],
     platform: "neutral",
     target: "es2022",
@@ -60,19 +45,4 @@ export default defineConfig((overrides): Options[] => {
     splitting: true,
     clean: false,
   };
-
-  const cli: Options = {
-    entry: { cli: "src/cli.ts" },
-    format: ["esm"],
-    platform: "node",
-    target: "node20",
-    dts: false,
-    splitting: true,
-    clean: false,
-    // The `#!/usr/bin/env node` line comes from src/cli.ts itself: esbuild keeps an entry's
-    // hashbang, whereas a `banner` would also be stamped on the lazily loaded chunks.
-    esbuildPlugins: [packageRootExternal],
-  };
-
-  return [library, cli];
 });

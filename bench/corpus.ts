@@ -20,7 +20,7 @@ export const REPO_ROOT = path.resolve(BENCH_DIR, "..");
 export const SCHEMAS_DIR = path.resolve(REPO_ROOT, "../shared/kafka-schemas");
 const OUT_DIR = path.join(BENCH_DIR, ".generated");
 /** Relative to a file in bench/.generated/. */
-const RUNTIME_IMPORT = "../../src/runtime/index.js";
+const RUNTIME_IMPORT = "../../src/codegen/v1.js";
 
 // ---- ConsumerGroupHeartbeat (KIP-848), api key 68 ----
 export interface CghTopicPartitions {

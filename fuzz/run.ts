@@ -104,7 +104,7 @@ async function loadTargets(): Promise<{ seedTargets: FuzzTarget[]; corpusTargets
       const result = await generate({
         schemas: [schemas],
         out: CORPUS_OUT,
-        runtimeImport: "../../../src/runtime/index.js",
+        runtimeImport: "../../../src/codegen/v1.js",
         cwd: REPO_ROOT,
       });
       console.log(`fuzz: generated ${result.messages.length} corpus codecs in ${Date.now() - started} ms`);

@@ -24,7 +24,7 @@ import {
   sizeUnknownTaggedFields,
   uvarintSize,
   withPath,
-} from "../src/runtime/index.js";
+} from "../src/codegen/v1.js";
 
 /**
  * StreamsGroupDescribeResponse: a Kafka response message.

@@ -24,7 +24,7 @@ import {
   sizeUnknownTaggedFields,
   uvarintSize,
   withPath,
-} from "../src/runtime/index.js";
+} from "../src/codegen/v1.js";
 
 /**
  * StreamsGroupHeartbeatRequest: a Kafka request message.

@@ -22,7 +22,7 @@ import {
   sizeUnknownTaggedFields,
   uvarintSize,
   withPath,
-} from "../src/runtime/index.js";
+} from "../src/codegen/v1.js";
 
 /**
  * StreamsGroupHeartbeatResponse: a Kafka response message.

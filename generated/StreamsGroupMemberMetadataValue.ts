@@ -22,7 +22,7 @@ import {
   sizeUnknownTaggedFields,
   uvarintSize,
   withPath,
-} from "../src/runtime/index.js";
+} from "../src/codegen/v1.js";
 
 /**
  * StreamsGroupMemberMetadataValue: a Kafka data message.

@@ -6,9 +6,9 @@
  * parsed for their type, and version ranges are {@link Versions}. Emitters read this model only.
  */
 
-// The runtime's own definition of the schema's `"type"` values.
-export type { MessageType } from "../src/runtime/codec.js";
-import type { MessageType } from "../src/runtime/codec.js";
+// The runtime's own definition of the schema's `"type"` values (the wire vocabulary).
+export type { MessageType } from "../src/runtime/wire.js";
+import type { MessageType } from "../src/runtime/wire.js";
 import type { Versions } from "./versions.js";
 
 /** Scalar and opaque types of the schema language. */

@@ -2,7 +2,7 @@
 
 import path from "node:path";
 import { expect, it } from "vitest";
-import { main } from "../src/cli.js";
+import { main } from "../cli/cli.js";
 import { REPO_ROOT } from "./support/shared.js";
 
 async function run(...argv: string[]): Promise<{ code: number; out: string; err: string }> {

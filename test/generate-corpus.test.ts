@@ -1,13 +1,13 @@
 /**
  * `kafka-wire generate` on Apache Kafka's whole schema set, as a user runs it on a Kafka checkout:
- * default runtime import (`kafka-wire/runtime`), then the output must compile under `tsc --strict`.
+ * default runtime import (`kafka-wire/codegen/v1`), then the output must compile under `tsc --strict`.
  */
 
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { main } from "../src/cli.js";
+import { main } from "../cli/cli.js";
 import { describeShared } from "./support/shared.js";
 import { typecheck } from "./support/typecheck.js";
 
@@ -49,11 +49,11 @@ describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schem
     expect(stdout.text).toContain("FetchRequest.ts");
   });
 
-  it("imports the runtime from kafka-wire/runtime and compiles under tsc --strict", async () => {
+  it("imports the codegen interface kafka-wire/codegen/v1 and compiles under tsc --strict", async () => {
     const fetch = await import("node:fs/promises").then((fs) =>
       fs.readFile(path.join(dir, "kafka", "FetchRequest.ts"), "utf8"),
     );
-    expect(fetch).toContain('from "kafka-wire/runtime"');
+    expect(fetch).toContain('from "kafka-wire/codegen/v1"');
     expect(await typecheck(dir, "kafka")).toBe("");
   }, 180_000);
 });

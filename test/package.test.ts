@@ -1,20 +1,23 @@
 /**
- * The published package as its users get it.
+ * The published packages as their users get them: the library `kafka-wire` and the command
+ * `kafka-wire-cli`.
  *
  * Once per run (beforeAll), without touching the repository's own dist/: the build inputs are
- * copied into a temporary folder, built there with the repository's tsup.config.ts, packed with
- * `npm pack`, and the tarball is installed into a temporary consumer project. Then:
+ * copied into a temporary folder, built there with the repository's tsup configs, packed with
+ * `npm pack`, and the library's tarball is installed alone into a temporary consumer project
+ * (it must bring at most one dependency), the CLI's beside it into a second one. Then:
  * - publint (every level, strict) and Are The Types Wrong (`node16` profile: Node's `require`
  *   and `import`, and bundlers) find no problem;
  * - the consumer imports it as ESM (`import`) and as CommonJS (`require`), through the package
  *   root and the `./runtime` and `./messages/*` subpaths, and gets the bytes worked out by hand;
  * - a small usage file type-checks under `moduleResolution: nodenext` (as .mts and .cts) and
  *   `bundler`, against the shipped declarations (`skipLibCheck: false`);
- * - the `kafka-wire` bin runs from the install;
+ * - the `kafka-wire` bin of the CLI package runs from the install, generates Kafka's whole schema
+ *   set and decodes a golden vector;
  * - a bundler (esbuild) importing one `kafka-wire/messages/<Name>` gets that codec and no other.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, unlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -22,21 +25,16 @@ import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleForBrowser } from "./support/browser.js";
-import { REPO_ROOT } from "./support/shared.js";
+import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
+import { REPO_ROOT, describeShared } from "./support/shared.js";
 
 const run = promisify(execFile);
 
-/** What `npm run build` reads (tsup.config.ts builds from src/ and generated/; the CLI bundles generator/). */
-const BUILD_INPUTS = [
-  "package.json",
-  "README.md",
-  "LICENSE",
-  "tsconfig.json",
-  "tsup.config.ts",
-  "src",
-  "generator",
-  "generated",
-];
+/** What the library's build reads (tsup.config.ts builds from src/ and generated/ only). */
+const BUILD_INPUTS = ["package.json", "README.md", "LICENSE", "tsconfig.json", "tsup.config.ts", "src", "generated"];
+
+/** What the CLI package's build reads besides the library's inputs: the command and the generator it bundles. */
+const CLI_BUILD_INPUTS = ["cli", "generator"];
 
 const SEED = [
   "StreamsGroupDescribeResponse",
@@ -68,13 +66,50 @@ interface Staged {
   readonly tarball: string;
   /** The files `npm pack` put in the tarball. */
   readonly packedFiles: readonly string[];
-  /** The consumer project, with the tarball installed. */
+  /** The consumer project, with the library's tarball installed (alone). */
   readonly consumer: string;
+  /** A second consumer project with the CLI's tarball installed (and the library's). */
+  readonly cliConsumer: string;
+  /** Packages under the library consumer's node_modules, and their size on disk in bytes. */
+  readonly installed: { readonly packages: Readonly<Record<string, number>> };
   /** How the install went (offline from npm's cache, or from the registry). */
   readonly installMode: string;
 }
 
 let staged: Staged | undefined;
+
+/** Builds the package in `dir` with its tsup.config.ts. */
+async function tsup(dir: string): Promise<void> {
+  try {
+    await run(bin("tsup"), [], { cwd: dir, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string };
+    throw new Error(`tsup failed in ${dir}:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
+  }
+}
+
+/** The packages under `nodeModules` (scoped ones as `@scope/name`), each with the bytes of its files. */
+async function installedPackages(nodeModules: string): Promise<{ packages: Record<string, number> }> {
+  const names: string[] = [];
+  for (const entry of await readdir(nodeModules)) {
+    if (entry.startsWith(".")) continue;
+    if (entry.startsWith("@"))
+      for (const inner of await readdir(path.join(nodeModules, entry))) names.push(`${entry}/${inner}`);
+    else names.push(entry);
+  }
+  const bytesBelow = async (dir: string): Promise<number> => {
+    let bytes = 0;
+    for (const entry of await readdir(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) bytes += await bytesBelow(full);
+      else if (entry.isFile()) bytes += (await stat(full)).size;
+    }
+    return bytes;
+  };
+  const packages: Record<string, number> = {};
+  for (const name of names.sort()) packages[name] = await bytesBelow(path.join(nodeModules, name));
+  return { packages };
+}
 
 function need(): Staged {
   if (staged === undefined) throw new Error("the package was not built (see the beforeAll error)");
@@ -134,54 +169,63 @@ describe("the published package (built, packed and installed once)", () => {
     const root = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-package-"));
     try {
       // 1. Build a staged copy (the repository's dist/ is left alone: nobody has to have built it).
+      //    The library first, alone (its build must not need the generator), then the CLI package.
       const pkgDir = path.join(root, "kafka-wire");
       await mkdir(pkgDir);
       for (const entry of BUILD_INPUTS)
         await cp(path.join(REPO_ROOT, entry), path.join(pkgDir, entry), { recursive: true });
       await symlink(path.join(REPO_ROOT, "node_modules"), path.join(pkgDir, "node_modules"), "dir");
-      try {
-        await run(bin("tsup"), [], { cwd: pkgDir, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
-      } catch (error) {
-        const e = error as { stdout?: string; stderr?: string };
-        throw new Error(`tsup failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-      }
+      await tsup(pkgDir);
+      for (const entry of CLI_BUILD_INPUTS)
+        await cp(path.join(REPO_ROOT, entry), path.join(pkgDir, entry), {
+          recursive: true,
+          filter: (src) => !/[\\/](dist|node_modules)$/.test(src),
+        });
+      await tsup(path.join(pkgDir, "cli"));
       await unlink(path.join(pkgDir, "node_modules"));
       const built = Date.now();
 
-      // 2. Pack it (scripts off: `prepack` would build again).
-      const packed = JSON.parse(
-        (await npm(["pack", "--json", "--ignore-scripts", "--pack-destination", root], pkgDir, 60_000)).stdout,
-      ) as Array<{
-        filename: string;
-        files: Array<{ path: string }>;
-      }>;
-      const tarball = path.join(root, packed[0]!.filename);
+      // 2. Pack them (scripts off: `prepare` would build again).
+      const pack = async (dir: string): Promise<{ tarball: string; files: string[] }> => {
+        const out = (await npm(["pack", "--json", "--ignore-scripts", "--pack-destination", root], dir, 60_000)).stdout;
+        const packed = JSON.parse(out) as Array<{ filename: string; files: Array<{ path: string }> }>;
+        return { tarball: path.join(root, packed[0]!.filename), files: packed[0]!.files.map((f) => f.path).sort() };
+      };
+      const library = await pack(pkgDir);
+      const cliPackage = await pack(path.join(pkgDir, "cli"));
 
-      // 3. Install it into a consumer project: from npm's cache when it has the dependencies, else from the registry.
-      const consumer = path.join(root, "consumer");
-      await mkdir(consumer);
-      await writeFile(
-        path.join(consumer, "package.json"),
-        JSON.stringify({ name: "kafka-wire-consumer", version: "0.0.0", private: true }, null, 2),
-      );
-      const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", tarball];
+      // 3. Install them into consumer projects: from npm's cache when it has the dependencies, else from the registry.
       let installMode = "offline (npm cache)";
-      try {
-        await npm([...install, "--offline"], consumer, 120_000);
-      } catch {
-        installMode = "online (registry)";
-        await npm(install, consumer, 240_000);
-      }
+      const consumerWith = async (name: string, tarballs: readonly string[]): Promise<string> => {
+        const dir = path.join(root, name);
+        await mkdir(dir);
+        await writeFile(
+          path.join(dir, "package.json"),
+          JSON.stringify({ name: `kafka-wire-${name}`, version: "0.0.0", private: true }, null, 2),
+        );
+        const install = ["install", "--no-audit", "--no-fund", "--ignore-scripts", "--no-package-lock", ...tarballs];
+        try {
+          await npm([...install, "--offline"], dir, 120_000);
+        } catch {
+          installMode = "online (registry)";
+          await npm(install, dir, 240_000);
+        }
+        return dir;
+      };
+      const consumer = await consumerWith("consumer", [library.tarball]);
+      const cliConsumer = await consumerWith("cli-consumer", [library.tarball, cliPackage.tarball]);
       staged = {
         root,
         pkgDir,
-        tarball,
-        packedFiles: packed[0]!.files.map((f) => f.path).sort(),
+        tarball: library.tarball,
+        packedFiles: library.files,
         consumer,
+        cliConsumer,
+        installed: await installedPackages(path.join(consumer, "node_modules")),
         installMode,
       };
       console.log(
-        `[package] built in ${built - started} ms; packed and installed (${installMode}) in ${Date.now() - built} ms: ${path.basename(tarball)}`,
+        `[package] built in ${built - started} ms; packed and installed (${installMode}) in ${Date.now() - built} ms: ${path.basename(library.tarball)}, ${path.basename(cliPackage.tarball)}`,
       );
     } catch (error) {
       // The link to the repository's node_modules goes first (rm does not follow links, but be explicit).
@@ -198,8 +242,8 @@ describe("the published package (built, packed and installed once)", () => {
   describe("the packed tarball", () => {
     it("holds the ESM and CJS builds, their declarations, README and LICENSE, and no sources", () => {
       const files = need().packedFiles;
-      for (const f of ["package.json", "README.md", "LICENSE", "dist/cli.js"]) expect(files).toContain(f);
-      for (const entry of ["index", "runtime", ...SEED.map((n) => `messages/${n}`)]) {
+      for (const f of ["package.json", "README.md", "LICENSE"]) expect(files).toContain(f);
+      for (const entry of ["index", "runtime", "codegen/v1", ...SEED.map((n) => `messages/${n}`)]) {
         for (const ext of [".js", ".cjs", ".d.ts", ".d.cts"]) expect(files).toContain(`dist/${entry}${ext}`);
       }
       const unexpected = files.filter(
@@ -241,7 +285,7 @@ describe("the published package (built, packed and installed once)", () => {
       const all = Object.values(json.problems).flat();
       expect(all.map((p) => `${p.kind} (${p.resolutionKind}) ${p.entrypoint ?? ""}`)).toEqual([]);
       const entrypoints = json.analysis.entrypoints;
-      for (const entry of [".", "./runtime", ...SEED.map((n) => `./messages/${n}`)]) {
+      for (const entry of [".", "./runtime", "./codegen/v1", ...SEED.map((n) => `./messages/${n}`)]) {
         const resolutions = entrypoints[entry]?.resolutions;
         expect(resolutions, entry).toBeDefined();
         expect(resolutions!["node16-cjs"]?.resolution?.fileName, `${entry} from require`).toMatch(/\.d\.cts$/);
@@ -276,21 +320,94 @@ describe("the published package (built, packed and installed once)", () => {
       },
     );
 
-    it("runs the kafka-wire bin", async () => {
-      const { consumer } = need();
-      const { stdout } = await run(
-        path.join(consumer, "node_modules", ".bin", "kafka-wire"),
-        ["decode", "StreamsGroupHeartbeatResponse", "0", RESPONSE_HEX],
-        {
-          cwd: consumer,
-          timeout: 30_000,
-        },
-      );
+    it("installs the library with one dependency (lossless-json) and no generator toolchain", () => {
+      const { packages } = need().installed;
+      const sizes = Object.entries(packages).map(([name, bytes]) => `${name} ${(bytes / 1024).toFixed(0)} KiB`);
+      console.log(`[size] npm install kafka-wire: ${sizes.join(", ")} on disk`);
+      expect(Object.keys(packages)).toEqual(["kafka-wire", "lossless-json"]);
+      // The one dependency, Kafka's JSON form's exact-number reader, stays small.
+      expect(packages["lossless-json"]).toBeLessThan(1024 * 1024);
+    });
+  });
+
+  describe("a project with the CLI package (kafka-wire-cli) installed", () => {
+    const cli = (args: readonly string[], input?: string): Promise<{ stdout: string; stderr: string }> => {
+      const { cliConsumer } = need();
+      const child = run(path.join(cliConsumer, "node_modules", ".bin", "kafka-wire"), [...args], {
+        cwd: cliConsumer,
+        timeout: 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+      if (input !== undefined) child.child.stdin?.end(input);
+      return child;
+    };
+
+    it("runs the kafka-wire bin: decode with the shipped codecs", async () => {
+      const { stdout } = await cli(["decode", "StreamsGroupHeartbeatResponse", "0", RESPONSE_HEX]);
       expect(stdout).toContain('"memberId"');
       expect(stdout).toContain('"m"');
       expect(stdout).toContain("5000");
     });
 
+    describeShared("with Kafka's schemas and the seed golden vectors", "golden/seed", (goldenDir) => {
+      it("decodes a golden vector (Kafka's bytes) to Kafka's JSON", async () => {
+        const text = await readFile(path.join(goldenDir, "StreamsGroupHeartbeatRequest.json"), "utf8");
+        const vector = (
+          parseLossless(text) as Array<{ version: number; kind: string; hex: string; json: unknown }>
+        ).find((v) => v.kind === "maximal")!;
+        const { stdout } = await cli(["decode", "StreamsGroupHeartbeatRequest", String(vector.version), vector.hex]);
+        expect(stringifyLossless(parseLossless(stdout))).toBe(stringifyLossless(vector.json));
+      });
+    });
+
+    describeShared("generating Kafka's schema set", "kafka-schemas", (schemas) => {
+      it("generates every schema, and the output compiles against the installed library (tsc --strict)", async () => {
+        const { cliConsumer } = need();
+        const started = Date.now();
+        const { stdout } = await cli(["generate", "--schemas", schemas, "--out", "kafka"]);
+        const written = stdout.split("\n").filter((l) => l.startsWith("wrote ")).length;
+        const generatedIn = Date.now() - started;
+        // One module per schema plus the index.
+        const schemaCount = (await readdir(schemas, { recursive: true })).filter((f) => f.endsWith(".json")).length;
+        expect(written).toBe(schemaCount + 1);
+        await writeFile(
+          path.join(cliConsumer, "tsconfig.json"),
+          JSON.stringify({
+            compilerOptions: {
+              target: "es2022",
+              module: "nodenext",
+              moduleResolution: "nodenext",
+              strict: true,
+              noUncheckedIndexedAccess: true,
+              noEmit: true,
+              skipLibCheck: false,
+              lib: ["es2022"],
+              types: [],
+            },
+            include: ["kafka/*.ts"],
+          }),
+        );
+        const tsc = await run(
+          process.execPath,
+          [path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", "."],
+          {
+            cwd: cliConsumer,
+            timeout: 180_000,
+            maxBuffer: 64 * 1024 * 1024,
+          },
+        ).then(
+          () => "",
+          (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ""}${e.stderr ?? ""}` || "tsc failed",
+        );
+        console.log(
+          `[cli package] generated ${written} modules in ${generatedIn} ms; tsc ${tsc === "" ? "clean" : "failed"}`,
+        );
+        expect(tsc.split("\n").slice(0, 20).join("\n")).toBe("");
+      }, 300_000);
+    });
+  });
+
+  describe("the library consumer, continued", () => {
     const usage = (
       kind: "esm" | "cjs" | "bundler",
     ): string => `// Type-checked only (tsc --noEmit) against the installed declarations (${kind}).
@@ -406,7 +523,12 @@ describe("API docs (TypeDoc, from the docstrings)", () => {
       expect(result.out).not.toMatch(/\[warning\]|\[error\]/);
       const modules = (await readdir(path.join(out, "modules"))).sort();
       for (const name of SEED) expect(modules).toContain(`generated_${name}.html`);
-      const codecPage = await readFile(path.join(out, "interfaces", "src_runtime.MessageCodec.html"), "utf8");
+      // The page lives under whichever entry point TypeDoc documents it first (root or runtime).
+      const page = (await readdir(path.join(out, "interfaces"))).find((f) =>
+        /^src(_runtime)?\.MessageCodec\.html$/.test(f),
+      );
+      expect(page).toBeDefined();
+      const codecPage = await readFile(path.join(out, "interfaces", page!), "utf8");
       expect(codecPage).toContain("KafkaEncodeError");
       expect(codecPage).toContain("KafkaDecodeError");
     } finally {

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
-import { API_TABLE_END, API_TABLE_START, apiTable } from "../generator/api-table.js";
+import { API_TABLE_END, API_TABLE_START, apiTable } from "../scripts/api-table.js";
 import { loadSchemas } from "../generator/generate.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
 

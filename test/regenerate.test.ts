@@ -83,7 +83,7 @@ beforeAll(async () => {
 
   // The generated module imports the repository's runtime by a relative path from the output folder.
   runtimeImport = path
-    .relative(out, path.join(REPO_ROOT, "src", "runtime", "index.js"))
+    .relative(out, path.join(REPO_ROOT, "src", "codegen", "v1.js"))
     .split(path.sep)
     .join("/");
   result = await generate({ schemas: ["schemas"], out: "generated", cwd: tmp, runtimeImport, apiKeys: { [NAME]: 88 } });

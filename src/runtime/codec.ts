@@ -8,18 +8,7 @@ import { parseJson } from "./json.js";
 import { Reader, type DecodeOptions } from "./reader.js";
 import { allocate } from "./pool.js";
 import { Writer } from "./writer.js";
-
-/** Message types of Kafka's schemas (the `"type"` key). */
-export type MessageType =
-  "request" | "response" | "header" | "data" | "metadata" | "coordinator-key" | "coordinator-value";
-
-/** An inclusive version range; `highest` is 32767 for an open-ended range (`"N+"`). */
-export interface VersionRange {
-  /** The lowest version (0..32767). */
-  readonly lowest: number;
-  /** The highest version (0..32767; 32767 for an open-ended range). */
-  readonly highest: number;
-}
+import type { MessageType, VersionRange } from "./wire.js";
 
 /**
  * Encoder, decoder and JSON converter of one message, for every version it has.

@@ -1,12 +1,28 @@
 /**
- * The kafka-wire runtime: what generated codecs import (`kafka-wire/runtime`). Uint8Array and
- * DataView only, no Node.js APIs, so it runs in browsers, Deno, Bun and workers.
+ * The kafka-wire runtime for users (`kafka-wire/runtime`): errors, the codec interface, the
+ * reader and writer, frames and headers, uuids. Uint8Array and DataView only, no Node.js APIs,
+ * so it runs in browsers, Deno, Bun and workers.
+ *
+ * What generated code imports is a separate, versioned contract: `kafka-wire/codegen/v1`.
  */
-export * from "./errors.js";
-export * from "./base64.js";
-export * from "./utf8.js";
-export * from "./writer.js";
-export * from "./reader.js";
-export * from "./json.js";
-export * from "./codec.js";
-export * from "./framing.js";
+export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireErrorCode } from "./errors.js";
+export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";
+export type { MessageCodec, EncodePlan } from "./codec.js";
+export { Reader, type DecodeOptions } from "./reader.js";
+export { Writer } from "./writer.js";
+export { ZERO_UUID, uuidFromString, uuidToString } from "./base64.js";
+export {
+  FrameSplitter,
+  HEADER_VERSION_EXCEPTIONS,
+  UNSUPPORTED_VERSION_ERROR,
+  requestHeaderVersion,
+  responseHeaderVersion,
+  type ApiCodecs,
+  type DecodedRequest,
+  type DecodedResponse,
+  type FrameSplitterOptions,
+  type Protocol,
+  type RequestHeaderFields,
+  type RequestHeaderInit,
+  type ResponseHeaderFields,
+} from "./framing.js";

@@ -9,7 +9,7 @@
 import { KafkaDecodeError } from "./errors.js";
 import { uuidToString } from "./base64.js";
 import { readUtf8, utf8Length } from "./utf8.js";
-import { MAX_STRING_BYTES, type UnknownTaggedField } from "./writer.js";
+import { MAX_STRING_BYTES, type UnknownTaggedField } from "./wire.js";
 
 /** How strictly `decode` reads. Every default is the safe choice. */
 export interface DecodeOptions {

@@ -13,17 +13,7 @@
 import { KafkaEncodeError } from "./errors.js";
 import { writeUuid } from "./base64.js";
 import { utf8Length, writeUtf8 } from "./utf8.js";
-
-/** Kafka's limit on a string's UTF-8 length in every version (the classic int16 length prefix). */
-export const MAX_STRING_BYTES = 0x7fff;
-
-/** An unknown tagged field kept from decoding, re-emitted as is: `data` is its payload. */
-export interface UnknownTaggedField {
-  /** The tag number, 0..2^31-1. */
-  readonly tag: number;
-  /** The raw payload bytes (a view into the decoded input). */
-  readonly data: Uint8Array;
-}
+import { MAX_STRING_BYTES, type UnknownTaggedField } from "./wire.js";
 
 function rangeError(type: string, v: unknown, offset: number): KafkaEncodeError {
   // int64 and uvarlong take a bigint, every other type a number: a value of the right type is

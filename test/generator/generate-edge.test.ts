@@ -39,7 +39,7 @@ describe("unusual but valid schemas", () => {
     await mkdir(path.join(dir, "schemas"));
     await writeFile(path.join(dir, "schemas", "EdgeMessage.json"), EDGE);
     const runtime = path
-      .relative(path.join(dir, "out"), path.join(REPO_ROOT, "src/runtime/index.js"))
+      .relative(path.join(dir, "out"), path.join(REPO_ROOT, "src/codegen/v1.js"))
       .split(path.sep)
       .join("/");
     await generate({ schemas: ["schemas"], out: "out", runtimeImport: runtime, cwd: dir });

@@ -11,7 +11,7 @@ import {
   sizeCompactBytes,
   sizeCompactNullableBytes,
   sizeNullableBytes,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex, repeatHex } from "./helpers.js";
 
 function writeWith(size: number, write: (w: Writer) => void): string {

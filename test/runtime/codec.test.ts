@@ -15,7 +15,7 @@ import {
   type MessageDefinition,
   type Reader,
   type Writer,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex } from "./helpers.js";
 
 /** A tiny hand-written message: an int32 and a compact string, versions 0-1. */

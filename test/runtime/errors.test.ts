@@ -5,7 +5,7 @@ import {
   KafkaWireError,
   fieldNotInVersion,
   withPath,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 
 describe("error hierarchy", () => {
   it("KafkaDecodeError and KafkaEncodeError are KafkaWireErrors and Errors, and distinct", () => {

@@ -19,7 +19,7 @@ import {
   readJsonObject,
   readJsonString,
   readJsonUuid,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex } from "./helpers.js";
 
 describe("jsonString escapes exactly as Jackson does", () => {

@@ -12,7 +12,7 @@ import {
   sizeString,
   utf8Length,
   writeUtf8,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex, repeatHex } from "./helpers.js";
 
 /** Runs the size pass on `strings` (null = nullable null) and then the write pass. */

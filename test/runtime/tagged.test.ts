@@ -7,7 +7,7 @@ import {
   reserveLen,
   sizeUnknownTaggedFields,
   type UnknownTaggedField,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex } from "./helpers.js";
 
 describe("unknown tagged fields on write", () => {

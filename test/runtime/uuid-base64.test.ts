@@ -10,7 +10,7 @@ import {
   uuidFromString,
   uuidToString,
   writeUuid,
-} from "../../src/runtime/index.js";
+} from "../support/runtime-internals.js";
 import { bytes, expectError, hex, repeatHex } from "./helpers.js";
 
 // URL-safe alphabet: A-Z = 0..25, a-z = 26..51, 0-9 = 52..61, '-' = 62, '_' = 63.

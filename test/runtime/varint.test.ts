@@ -1,5 +1,5 @@
 import { describe, it, expect } from "vitest";
-import { KafkaDecodeError, KafkaEncodeError, Reader, Writer, uvarintSize } from "../../src/runtime/index.js";
+import { KafkaDecodeError, KafkaEncodeError, Reader, Writer, uvarintSize } from "../support/runtime-internals.js";
 import { bytes, expectError, hex } from "./helpers.js";
 
 /** Writes one unsigned varint into a buffer with one spare byte, returns the written bytes. */

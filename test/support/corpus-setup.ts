@@ -28,7 +28,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const out = path.join(REPO_ROOT, ".corpus", `run-${process.pid}-${Date.now()}`, "generated");
   await mkdir(out, { recursive: true });
   const runtime = path
-    .relative(out, path.join(REPO_ROOT, "src", "runtime", "index.js"))
+    .relative(out, path.join(REPO_ROOT, "src", "codegen", "v1.js"))
     .split(path.sep)
     .join("/");
   const started = Date.now();

@@ -10,7 +10,7 @@ const run = promisify(execFile);
 
 /**
  * Runs this checkout's `tsc` (strict, noUncheckedIndexedAccess, NodeNext) over `include` inside
- * `dir`, with `kafka-wire/runtime` resolving to this checkout's runtime. Returns tsc's output:
+ * `dir`, with `kafka-wire/codegen/v1` resolving to this checkout's codegen interface. Returns tsc's output:
  * "" when the code compiles.
  */
 export async function typecheck(dir: string, include: string): Promise<string> {
@@ -26,7 +26,7 @@ export async function typecheck(dir: string, include: string): Promise<string> {
         noEmit: true,
         skipLibCheck: true,
         types: [],
-        paths: { "kafka-wire/runtime": [path.join(REPO_ROOT, "src/runtime/index.ts")] },
+        paths: { "kafka-wire/codegen/v1": [path.join(REPO_ROOT, "src/codegen/v1.ts")] },
       },
       include: [include],
     }),

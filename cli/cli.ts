@@ -4,18 +4,18 @@
  * (re)generate codecs from Kafka JSON schemas.
  *
  * Heavy or possibly missing modules are loaded lazily, so each command only pays for what it uses:
- * - the codecs come from `./index.js`, the package root (in the repository `src/index.ts`, which
- *   re-exports `generated/`; in the built package `dist/index.js`, next to `dist/cli.js`), and
- *   only for `decode`, `encode` and `list` — `generate` works while `generated/` is missing or stale;
+ * - the codecs come from the library's root module (`src/index.ts`, which re-exports `generated/`;
+ *   the CLI package bundles it), and only for `decode`, `encode` and `list` — `generate` works
+ *   while `generated/` is missing or stale;
  * - the generator (prettier, ts-morph) is loaded only by `generate`.
  */
 
-import { existsSync, readFileSync, realpathSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
-import type { DecodeOptions, KafkaWireError, MessageCodec } from "./runtime/index.js";
+import type { DecodeOptions, KafkaWireError, MessageCodec } from "../src/runtime/index.js";
+import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
 import { Versions } from "../generator/versions.js";
 
@@ -36,9 +36,6 @@ export interface CliIO {
   readonly cwd?: string;
 }
 
-/** The configuration file `generate` reads from the working folder when present. */
-export const CONFIG_FILE = "kafka-wire.config.json";
-
 /** A failure the CLI reports as `error: <message>` (one line) and exit code 1. */
 class CliError extends Error {
   override get name(): string {
@@ -58,13 +55,12 @@ interface PackageApi {
 let apiPromise: Promise<PackageApi> | undefined;
 
 /**
- * Loads the package root (`./index.js`) once. In the repository this is `src/index.ts`, which
- * needs `generated/`; the build keeps the import external so `dist/cli.js` loads `dist/index.js`
- * and shares its codecs and error classes with library users.
+ * Loads the library's root module (`src/index.ts`, which needs `generated/`) once; the CLI
+ * package's build bundles it in a chunk of its own, loaded only by the commands that need codecs.
  * @throws CliError when the generated codecs cannot be loaded.
  */
 function loadApi(): Promise<PackageApi> {
-  apiPromise ??= import("./index.js").then(
+  apiPromise ??= import("../src/index.js").then(
     (mod): PackageApi => ({ messages: mod.messages, KafkaWireError: mod.KafkaWireError }),
     (error: unknown) => {
       apiPromise = undefined;
@@ -75,7 +71,7 @@ function loadApi(): Promise<PackageApi> {
   return apiPromise;
 }
 
-/** kafka-wire's version from its package.json (`../package.json` from both `src/` and `dist/`). */
+/** The CLI package's version from its package.json (`../package.json` from both `cli/` and `cli/dist/`). */
 function packageVersion(): string {
   try {
     const text = readFileSync(new URL("../package.json", import.meta.url), "utf8");
@@ -305,14 +301,6 @@ async function listCommand(io: CliIO): Promise<void> {
   for (const r of rows) io.stdout.write(line(r).trimEnd() + "\n");
 }
 
-/** The keys of `kafka-wire.config.json` (all optional). */
-interface GenerateConfig {
-  readonly schemas?: readonly string[];
-  readonly out?: string;
-  readonly runtimeImport?: string;
-  readonly apiKeys?: Readonly<Record<string, number>>;
-}
-
 interface GenerateFlags {
   readonly schemas?: readonly string[];
   readonly out?: string;
@@ -322,106 +310,30 @@ interface GenerateFlags {
   readonly check?: boolean;
 }
 
-function isApiKey(v: unknown): v is number {
-  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= 0x7fff;
-}
-
-/** Reads and checks a configuration file. @throws CliError naming the file and the bad key. */
-async function readConfig(file: string, label: string): Promise<GenerateConfig> {
-  let value: unknown;
-  try {
-    // A byte-order mark (some editors write one) is not part of the JSON.
-    value = JSON.parse((await readFile(file, "utf8")).replace(/^\uFEFF/, ""));
-  } catch (error) {
-    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
-    throw new CliError(`${label}: ${detail}`);
-  }
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new CliError(`${label}: expected a JSON object`);
-  const config: Record<string, unknown> = { ...value };
-  const known = new Set(["schemas", "out", "runtimeImport", "apiKeys", "$schema"]);
-  for (const key of Object.keys(config)) {
-    if (!known.has(key))
-      throw new CliError(`${label}: unknown key ${JSON.stringify(key)} (known: schemas, out, runtimeImport, apiKeys)`);
-  }
-  const { schemas, out, runtimeImport, apiKeys } = config;
-  const result: { -readonly [K in keyof GenerateConfig]: GenerateConfig[K] } = {};
-  if (schemas !== undefined) {
-    const list = typeof schemas === "string" ? [schemas] : schemas;
-    if (!Array.isArray(list) || list.length === 0 || !list.every((s): s is string => typeof s === "string")) {
-      throw new CliError(`${label}: "schemas" must be a path or a non-empty list of paths`);
-    }
-    result.schemas = list;
-  }
-  if (out !== undefined) {
-    if (typeof out !== "string") throw new CliError(`${label}: "out" must be a path`);
-    result.out = out;
-  }
-  if (runtimeImport !== undefined) {
-    if (typeof runtimeImport !== "string" || runtimeImport === "")
-      throw new CliError(`${label}: "runtimeImport" must be a module specifier`);
-    result.runtimeImport = runtimeImport;
-  }
-  if (apiKeys !== undefined) {
-    if (typeof apiKeys !== "object" || apiKeys === null || Array.isArray(apiKeys)) {
-      throw new CliError(`${label}: "apiKeys" must be an object of message name to api key`);
-    }
-    const keys: Record<string, number> = {};
-    for (const [name, key] of Object.entries(apiKeys)) {
-      if (!isApiKey(key)) throw new CliError(`${label}: apiKeys.${name} must be an integer from 0 to 32767`);
-      keys[name] = key;
-    }
-    result.apiKeys = keys;
-  }
-  return result;
-}
-
-/** `--api-key Name=88` values. @throws CliError for a malformed one. */
-function parseApiKeyFlags(values: readonly string[]): Record<string, number> {
-  const keys: Record<string, number> = {};
-  for (const v of values) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(v.trim());
-    const key = m === null ? NaN : Number(m[2]);
-    if (m === null || !isApiKey(key))
-      throw new CliError(`--api-key ${JSON.stringify(v)}: expected Name=number with a number from 0 to 32767`);
-    keys[m[1]!] = key;
-  }
-  return keys;
-}
-
 function plural(n: number, one: string, many: string): string {
   return `${n} ${n === 1 ? one : many}`;
 }
 
 async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
-  // Paths in a configuration file are relative to its folder, which is also the base of the
-  // paths written into generated headers (so output does not depend on where you run from).
-  let config: GenerateConfig = {};
-  let base = cwd;
-  if (flags.config !== undefined) {
-    const file = path.resolve(cwd, flags.config);
-    if (!existsSync(file)) throw new CliError(`${flags.config}: no such configuration file`);
-    config = await readConfig(file, flags.config);
-    base = path.dirname(file);
-  } else if (existsSync(path.join(cwd, CONFIG_FILE))) {
-    config = await readConfig(path.join(cwd, CONFIG_FILE), CONFIG_FILE);
-  }
-  const fromCli = (p: string): string => path.relative(base, path.resolve(cwd, p)) || ".";
-  const schemas = flags.schemas?.map(fromCli) ?? config.schemas ?? ["schemas"];
-  const out = flags.out !== undefined ? fromCli(flags.out) : (config.out ?? "generated");
-  if (flags.runtimeImport !== undefined && flags.runtimeImport.trim() === "") {
-    throw new CliError("--runtime-import needs a module specifier, e.g. kafka-wire/runtime");
-  }
-  const runtimeImport = flags.runtimeImport ?? config.runtimeImport ?? "kafka-wire/runtime";
-  const apiKeys = { ...config.apiKeys, ...parseApiKeyFlags(flags.apiKey ?? []) };
-
+  const { resolveSettings, ConfigError } = await import("../generator/config.js");
   const { generate } = await import("../generator/generate.js");
   const { SchemaError } = await import("../generator/errors.js");
   let result: Awaited<ReturnType<typeof generate>>;
+  let base: string;
   try {
-    result = await generate({ schemas, out, runtimeImport, apiKeys, check: flags.check === true, cwd: base });
+    const settings = await resolveSettings({
+      cwd,
+      config: flags.config,
+      schemas: flags.schemas,
+      out: flags.out,
+      runtimeImport: flags.runtimeImport,
+      apiKeyFlags: flags.apiKey,
+    });
+    base = settings.base;
+    result = await generate({ ...settings, check: flags.check === true, cwd: settings.base });
   } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message);
     if (error instanceof SchemaError) throw new PlainCliError(error.message.split("\n").join(" "));
     throw error;
   }
@@ -541,7 +453,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--out <dir>", "output folder for <Message>.ts and index.ts")
     .option(
       "--runtime-import <specifier>",
-      "module the generated code imports the runtime from (default kafka-wire/runtime)",
+      `module the generated code imports the runtime's codegen interface from (default ${DEFAULT_RUNTIME_IMPORT})`,
     )
     .option(
       "--api-key <Name=number...>",
@@ -609,7 +521,7 @@ function oneLine(text: string): string {
     .join(" ");
 }
 
-/** True when this module is the script node was started with (`tsx src/cli.ts`, `node dist/cli.js`, the npm bin link). */
+/** True when this module is the script node was started with (`tsx cli/cli.ts`, `node cli/dist/cli.js`, the npm bin link). */
 function isEntryPoint(): boolean {
   const script = process.argv[1];
   if (script === undefined) return false;
@@ -620,10 +532,18 @@ function isEntryPoint(): boolean {
   }
 }
 
-if (isEntryPoint()) {
+/** Runs the command with the process's arguments and streams, setting `process.exitCode`. */
+export function run(): void {
+  // A reader that goes away early (`kafka-wire list | head -1`) is not an error.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   void main(process.argv.slice(2), { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin }).then(
     (code) => {
       process.exitCode = code;
     },
   );
 }
+
+if (isEntryPoint()) run();

@@ -7,7 +7,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { API_TABLE_END, API_TABLE_START, apiTable } from "./api-table.js";
-import { loadSchemas } from "./generate.js";
+import { loadSchemas } from "../generator/generate.js";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const schemas = process.argv[2] ?? path.resolve(root, "../shared/kafka-schemas");

@@ -1,0 +1,163 @@
+/**
+ * The generator's settings: `kafka-wire.config.json` (when present) merged with what the caller
+ * passes (the CLI's `--schemas`, `--out`, `--runtime-import`, `--api-key Name=N`). Reading and
+ * checking them is the generator's job, so every front end (the CLI, scripts, tests) resolves
+ * them the same way.
+ */
+
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { MAX_VERSION } from "./versions.js";
+
+/** The configuration file `generate` reads from the working folder when present. */
+export const CONFIG_FILE = "kafka-wire.config.json";
+
+/** The module generated code imports by default: the runtime's versioned codegen interface. */
+export const DEFAULT_RUNTIME_IMPORT = "kafka-wire/codegen/v1";
+
+/** A configuration file or setting the generator cannot use; the message is one line. */
+export class ConfigError extends Error {
+  override get name(): string {
+    return "ConfigError";
+  }
+}
+
+/** The keys of `kafka-wire.config.json` (all optional). */
+export interface GenerateConfig {
+  /** Schema files or folders, relative to the configuration file's folder. */
+  readonly schemas?: readonly string[];
+  /** Output folder, relative to the configuration file's folder. */
+  readonly out?: string;
+  /** Module specifier generated code imports the codegen interface from. */
+  readonly runtimeImport?: string;
+  /** Api keys for schemas whose `apiKey` is `TBD`, by message name. */
+  readonly apiKeys?: Readonly<Record<string, number>>;
+}
+
+/** What a caller overrides (each optional; paths relative to `cwd`). */
+export interface SettingsInput {
+  /** The working folder: base of the paths below and where `kafka-wire.config.json` is looked for. */
+  readonly cwd: string;
+  /** An explicit configuration file (must exist); otherwise `<cwd>/kafka-wire.config.json` if present. */
+  readonly config?: string;
+  readonly schemas?: readonly string[];
+  readonly out?: string;
+  readonly runtimeImport?: string;
+  /** `Name=number` strings, as given to `--api-key`; they win over the configuration file's. */
+  readonly apiKeyFlags?: readonly string[];
+}
+
+/** Fully resolved settings; paths are relative to `base`. */
+export interface GenerateSettings {
+  /**
+   * The folder paths are relative to: the configuration file's folder (or `cwd` without one).
+   * It is also the base of the paths written into generated headers, so output does not depend on
+   * where the command runs from.
+   */
+  readonly base: string;
+  readonly schemas: readonly string[];
+  readonly out: string;
+  readonly runtimeImport: string;
+  readonly apiKeys: Readonly<Record<string, number>>;
+}
+
+/** True for an integer api key (0..32767). */
+export function isApiKey(v: unknown): v is number {
+  return typeof v === "number" && Number.isInteger(v) && v >= 0 && v <= MAX_VERSION;
+}
+
+/** Reads and checks a configuration file. @throws ConfigError naming the file and the bad key. */
+export async function readConfig(file: string, label: string): Promise<GenerateConfig> {
+  let value: unknown;
+  try {
+    // A byte-order mark (some editors write one) is not part of the JSON.
+    value = JSON.parse((await readFile(file, "utf8")).replace(/^\uFEFF/, ""));
+  } catch (error) {
+    const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
+    throw new ConfigError(`${label}: ${detail}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new ConfigError(`${label}: expected a JSON object`);
+  const config: Record<string, unknown> = { ...value };
+  const known = new Set(["schemas", "out", "runtimeImport", "apiKeys", "$schema"]);
+  for (const key of Object.keys(config)) {
+    if (!known.has(key))
+      throw new ConfigError(
+        `${label}: unknown key ${JSON.stringify(key)} (known: schemas, out, runtimeImport, apiKeys)`,
+      );
+  }
+  const { schemas, out, runtimeImport, apiKeys } = config;
+  const result: { -readonly [K in keyof GenerateConfig]: GenerateConfig[K] } = {};
+  if (schemas !== undefined) {
+    const list = typeof schemas === "string" ? [schemas] : schemas;
+    if (!Array.isArray(list) || list.length === 0 || !list.every((s): s is string => typeof s === "string")) {
+      throw new ConfigError(`${label}: "schemas" must be a path or a non-empty list of paths`);
+    }
+    result.schemas = list;
+  }
+  if (out !== undefined) {
+    if (typeof out !== "string") throw new ConfigError(`${label}: "out" must be a path`);
+    result.out = out;
+  }
+  if (runtimeImport !== undefined) {
+    if (typeof runtimeImport !== "string" || runtimeImport === "")
+      throw new ConfigError(`${label}: "runtimeImport" must be a module specifier`);
+    result.runtimeImport = runtimeImport;
+  }
+  if (apiKeys !== undefined) {
+    if (typeof apiKeys !== "object" || apiKeys === null || Array.isArray(apiKeys)) {
+      throw new ConfigError(`${label}: "apiKeys" must be an object of message name to api key`);
+    }
+    const keys: Record<string, number> = {};
+    for (const [name, key] of Object.entries(apiKeys)) {
+      if (!isApiKey(key)) throw new ConfigError(`${label}: apiKeys.${name} must be an integer from 0 to 32767`);
+      keys[name] = key;
+    }
+    result.apiKeys = keys;
+  }
+  return result;
+}
+
+/** `--api-key Name=88` values. @throws ConfigError for a malformed one. */
+export function parseApiKeyFlags(values: readonly string[]): Record<string, number> {
+  const keys: Record<string, number> = {};
+  for (const v of values) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(\d+)$/.exec(v.trim());
+    const key = m === null ? NaN : Number(m[2]);
+    if (m === null || !isApiKey(key))
+      throw new ConfigError(`--api-key ${JSON.stringify(v)}: expected Name=number with a number from 0 to 32767`);
+    keys[m[1]!] = key;
+  }
+  return keys;
+}
+
+/**
+ * The settings `generate` runs with: the caller's values over the configuration file's over the
+ * defaults (`schemas`, `generated`, {@link DEFAULT_RUNTIME_IMPORT}).
+ * @throws ConfigError for a missing explicit configuration file, a bad file or a bad override.
+ */
+export async function resolveSettings(input: SettingsInput): Promise<GenerateSettings> {
+  const { cwd } = input;
+  let config: GenerateConfig = {};
+  let base = cwd;
+  if (input.config !== undefined) {
+    const file = path.resolve(cwd, input.config);
+    if (!existsSync(file)) throw new ConfigError(`${input.config}: no such configuration file`);
+    config = await readConfig(file, input.config);
+    base = path.dirname(file);
+  } else if (existsSync(path.join(cwd, CONFIG_FILE))) {
+    config = await readConfig(path.join(cwd, CONFIG_FILE), CONFIG_FILE);
+  }
+  const fromCaller = (p: string): string => path.relative(base, path.resolve(cwd, p)) || ".";
+  if (input.runtimeImport !== undefined && input.runtimeImport.trim() === "") {
+    throw new ConfigError(`--runtime-import needs a module specifier, e.g. ${DEFAULT_RUNTIME_IMPORT}`);
+  }
+  return {
+    base,
+    schemas: input.schemas?.map(fromCaller) ?? config.schemas ?? ["schemas"],
+    out: input.out !== undefined ? fromCaller(input.out) : (config.out ?? "generated"),
+    runtimeImport: input.runtimeImport ?? config.runtimeImport ?? DEFAULT_RUNTIME_IMPORT,
+    apiKeys: { ...config.apiKeys, ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
+  };
+}
