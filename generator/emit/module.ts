@@ -8,6 +8,7 @@
 
 import type { MessageSpec, StructSpec } from "../model.js";
 import { tsFieldType } from "../wire-types.js";
+import { Code } from "./code.js";
 import { ModuleContext, type EmitOptions } from "./context.js";
 import { DecodeEmitter } from "./decode.js";
 import { createFunction, Defaults, extraCreates } from "./defaults.js";
@@ -37,35 +38,46 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   // Structs without functions of their own whose defaults a created struct still builds.
   for (const struct of extraCreates(spec.structs, emitted)) ctx.functions.push(createFunction(struct));
 
-  const interfaces = spec.structs.map((struct) => interfaceText(ctx, struct));
+  const out = new Code();
+  out.append(header(options.generatorVersion, options.sourceLabel));
+  const body = new Code();
+  spec.structs.forEach((struct, k) => {
+    if (k > 0) body.line("");
+    emitInterface(body, ctx, struct);
+  });
+  // No blank line between the last interface and the first function (kept from earlier output).
+  body.append(ctx.functions.join("\n\n"));
+  body.line("");
+  emitCodec(body, spec, options.sourceLabel);
+  // The import last: only now is every runtime name the module uses known.
   ctx.rt("defineMessage");
   ctx.rt("MessageCodec");
   const typeOnly = new Set(RUNTIME_TYPES);
   const imports = ctx.runtimeNames().map((n) => (typeOnly.has(n) ? `type ${n}` : n));
-  const s = spec;
-  const codec =
+  out.line(`import { ${imports.join(", ")} } from ${JSON.stringify(options.runtimeImport)};`);
+  out.line("");
+  return `${out}\n${body}\n`;
+}
+
+/** The codec: what the module exports under the message's name. */
+function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
+  code.append(
     jsDoc(
-      `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${messageDocs(s, options.sourceLabel)}`,
-    ) +
-    `\nexport const ${s.name}: MessageCodec<${s.name}> = /*@__PURE__*/ defineMessage<${s.name}>({\n` +
-    [
-      `name: ${JSON.stringify(s.name)}`,
-      `apiKey: ${s.apiKey === null ? "null" : s.apiKey}`,
-      `type: ${JSON.stringify(s.type)}`,
-      `validVersions: ${rangeLiteral(s.validVersions.toRange())}`,
-      `flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())}`,
-      ...["size", "write", "read", "create", "toJson", "fromJson"].map((fn) => `${fn}: ${s.name}$${fn}`),
-    ]
-      .map((l) => `  ${l},\n`)
-      .join("") +
-    "});\n";
-  return [
-    header(options.generatorVersion, options.sourceLabel),
-    `import { ${imports.join(", ")} } from ${JSON.stringify(options.runtimeImport)};\n`,
-    // No blank line between the last interface and the first function (kept from earlier output).
-    interfaces.join("\n\n") + "\n" + ctx.functions.join("\n\n") + "\n",
-    codec,
-  ].join("\n");
+      `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${messageDocs(s, sourceLabel)}`,
+    ),
+  );
+  code.block(
+    `export const ${s.name}: MessageCodec<${s.name}> = /*@__PURE__*/ defineMessage<${s.name}>(`,
+    () => {
+      code.line(`name: ${JSON.stringify(s.name)},`);
+      code.line(`apiKey: ${s.apiKey === null ? "null" : s.apiKey},`);
+      code.line(`type: ${JSON.stringify(s.type)},`);
+      code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
+      code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
+      for (const fn of ["size", "write", "read", "create", "toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
+    },
+    "});",
+  );
 }
 
 /** The runtime's `VersionRange | null` as a TypeScript literal. */
@@ -74,14 +86,20 @@ function rangeLiteral(range: { readonly lowest: number; readonly highest: number
 }
 
 /** A struct's interface: its fields, and the unknown tagged fields where it has a tagged section. */
-function interfaceText(ctx: ModuleContext, struct: StructSpec): string {
-  const members = struct.fields.map((f) => `${jsDoc(fieldDocs(f))}\n${f.propertyName}: ${tsFieldType(f)};`);
-  if (ctx.hasTaggedSection(struct) || ctx.contextOf(struct) === undefined) {
-    members.push(
-      `${jsDoc("Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482).")}\n` +
-        `_unknownTaggedFields?: ${ctx.rt("UnknownTaggedField")}[];`,
-    );
-  }
-  const docs = jsDoc(structDocs(ctx.spec, struct, ctx.options.sourceLabel));
-  return `${docs}\nexport interface ${struct.name} {\n${members.join("\n")}\n}`;
+function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void {
+  code.append(jsDoc(structDocs(ctx.spec, struct, ctx.options.sourceLabel)));
+  code.block(`export interface ${struct.name}`, () => {
+    for (const f of struct.fields) {
+      code.append(jsDoc(fieldDocs(f)));
+      code.line(`${f.propertyName}: ${tsFieldType(f)};`);
+    }
+    if (ctx.hasTaggedSection(struct) || ctx.contextOf(struct) === undefined) {
+      code.append(
+        jsDoc(
+          "Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482).",
+        ),
+      );
+      code.line(`_unknownTaggedFields?: ${ctx.rt("UnknownTaggedField")}[];`);
+    }
+  });
 }
