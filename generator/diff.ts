@@ -25,7 +25,7 @@
 import { loadSchemaFile, type LoadOptions } from "./load.js";
 import { type DefaultValue, type FieldSpec, type FieldType, type MessageSpec, type StructSpec } from "./model.js";
 import { Versions } from "./versions.js";
-import { PRIMITIVES, isCompactIn, isTaggedIn, schemaTypeName, structOf } from "./wire-types.js";
+import { PRIMITIVES, fieldWireAt, isCompactIn, isTaggedIn, schemaTypeName, structOf } from "./wire-types.js";
 
 // ---------------------------------------------------------------------------------------------
 // Public shapes
@@ -615,8 +615,10 @@ class VersionComparer {
     const v = this.version;
     const oldLabel = typeLabel(a.type);
     const newLabel = typeLabel(b.type);
-    const oldCompact = this.compact(a, this.oldSpec);
-    const newCompact = this.compact(b, this.newSpec);
+    const oldWire = fieldWireAt(a, this.oldSpec.flexibleVersions, v);
+    const newWire = fieldWireAt(b, this.newSpec.flexibleVersions, v);
+    const oldCompact = oldWire.compact;
+    const newCompact = newWire.compact;
 
     if (!sameShape(a.type, b.type) && this.sameBytes(a, b)) {
       // Only the declared type changed; the fields' other attributes are compared below.
@@ -687,8 +689,8 @@ class VersionComparer {
     }
 
     // Nullability at this version.
-    const oldNullable = a.nullableVersions.contains(v);
-    const newNullable = b.nullableVersions.contains(v);
+    const oldNullable = oldWire.nullable;
+    const newNullable = newWire.nullable;
     if (oldNullable !== newNullable) {
       const isStruct = b.type.kind === "struct";
       if (newNullable) {

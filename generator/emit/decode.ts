@@ -4,7 +4,7 @@
  * allocated (using the fewest bytes an element can take).
  */
 
-import type { FieldSpec, FieldType, StructSpec } from "../model.js";
+import type { FieldSpec, FieldType, PrimitiveFieldType, StructSpec } from "../model.js";
 import { condition, type Versions } from "../versions.js";
 import {
   encodingDependsOnFlexible,
@@ -45,7 +45,7 @@ export class DecodeEmitter {
               for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
             });
           }
-          const ops = primitiveOps((field.type as Extract<FieldType, { kind: "primitive" }>).name, false, false);
+          const ops = primitiveOps((field.type as PrimitiveFieldType).name, false, false);
           read.line(`const ${local} = r.${ops.readUnchecked!}();`);
         });
       } else if (isAlways(field)) {
