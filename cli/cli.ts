@@ -15,6 +15,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import type { DecodeOptions, KafkaWireError, MessageCodec } from "../src/runtime/index.js";
+import type { findErrorCodes } from "../src/error-codes.js";
 import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
 import { Versions } from "../generator/versions.js";
@@ -50,6 +51,7 @@ class PlainCliError extends CliError {}
 interface PackageApi {
   readonly messages: Readonly<Record<string, MessageCodec<unknown>>>;
   readonly KafkaWireError: abstract new (...args: never[]) => KafkaWireError;
+  readonly findErrorCodes: typeof findErrorCodes;
 }
 
 let apiPromise: Promise<PackageApi> | undefined;
@@ -61,7 +63,11 @@ let apiPromise: Promise<PackageApi> | undefined;
  */
 function loadApi(): Promise<PackageApi> {
   apiPromise ??= import("../src/index.js").then(
-    (mod): PackageApi => ({ messages: mod.messages, KafkaWireError: mod.KafkaWireError }),
+    (mod): PackageApi => ({
+      messages: mod.messages,
+      KafkaWireError: mod.KafkaWireError,
+      findErrorCodes: mod.findErrorCodes,
+    }),
     (error: unknown) => {
       apiPromise = undefined;
       const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
@@ -251,6 +257,7 @@ interface DecodeFlags {
   readonly allowTrailingBytes?: boolean;
   readonly strictUtf8?: boolean;
   readonly strictBool?: boolean;
+  readonly explainErrors?: boolean;
 }
 
 async function decodeCommand(
@@ -271,6 +278,22 @@ async function decodeCommand(
   };
   const message = codec.decode(bytes, version, options);
   io.stdout.write(indentJson(codec.toJson(message, version)) + "\n");
+  if (flags.explainErrors === true) explainErrors(io, api.findErrorCodes(message));
+}
+
+/**
+ * `decode --explain-errors`: names every non-zero error code on stderr, one line each, so that
+ * stdout stays exactly Kafka's JSON form (pipeable to jq, comparable with Kafka's output).
+ */
+function explainErrors(io: CliIO, fields: ReturnType<typeof findErrorCodes>): void {
+  const errors = fields.filter((f) => f.code !== 0);
+  for (const f of errors) {
+    const kind = f.known ? (f.retriable ? "retriable" : "not retriable") : "unknown code";
+    io.stderr.write(`${f.path}: ${f.code} ${f.name} (${kind}): ${f.description}\n`);
+  }
+  if (errors.length === 0) {
+    io.stderr.write(`no errors (${plural(fields.length, "error code field", "error code fields")}, all 0 NONE)\n`);
+  }
 }
 
 async function encodeCommand(io: CliIO, name: string, versionText: string, json: string | undefined): Promise<void> {
@@ -308,6 +331,10 @@ interface GenerateFlags {
   readonly apiKey?: readonly string[];
   readonly config?: string;
   readonly check?: boolean;
+  readonly kafka?: string;
+  readonly kafkaSource?: string;
+  readonly kafkaMirror?: string;
+  readonly cacheDir?: string;
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -319,6 +346,8 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   const { resolveSettings, ConfigError } = await import("../generator/config.js");
   const { generate } = await import("../generator/generate.js");
   const { SchemaError } = await import("../generator/errors.js");
+  // --kafka / --kafka-source replace the schema set (the configuration's `schemas` included).
+  const kafka = await kafkaSchemas(io, cwd, flags);
   let result: Awaited<ReturnType<typeof generate>>;
   let base: string;
   try {
@@ -331,11 +360,20 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
       apiKeyFlags: flags.apiKey,
     });
     base = settings.base;
-    result = await generate({ ...settings, check: flags.check === true, cwd: settings.base });
+    result = await generate({
+      ...settings,
+      ...(kafka === undefined
+        ? {}
+        : { schemas: kafka.folders.map((f) => f.path), schemaLabels: kafka.folders.map((f) => f.label) }),
+      check: flags.check === true,
+      cwd: settings.base,
+    });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message);
     if (error instanceof SchemaError) throw new PlainCliError(error.message.split("\n").join(" "));
     throw error;
+  } finally {
+    await kafka?.cleanup();
   }
   for (const w of result.warnings) io.stderr.write(`warning: ${w.file}:${w.line}:${w.column}: ${w.message}\n`);
   const show = (p: string): string => path.relative(cwd, path.resolve(base, p)).split(path.sep).join("/");
@@ -359,6 +397,24 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   if (changed === 0)
     io.stdout.write(`${plural(result.files.length, "generated file is", "generated files are")} up to date\n`);
   return 0;
+}
+
+/** Kafka's schema folders for `--kafka`/`--kafka-source` (see generator/kafka-release.ts), else undefined. */
+async function kafkaSchemas(io: CliIO, cwd: string, flags: GenerateFlags) {
+  if (flags.kafka === undefined && (flags.kafkaMirror !== undefined || flags.cacheDir !== undefined)) {
+    throw new CliError(`${flags.kafkaMirror !== undefined ? "--kafka-mirror" : "--cache-dir"} needs --kafka <version>`);
+  }
+  if (flags.kafka === undefined && flags.kafkaSource === undefined) return undefined;
+  if (flags.schemas !== undefined) throw new CliError("--schemas cannot be combined with --kafka or --kafka-source");
+  const { resolveKafkaSchemas } = await import("../generator/kafka-release.js");
+  return resolveKafkaSchemas({
+    ...(flags.kafka === undefined ? {} : { version: flags.kafka }),
+    ...(flags.kafkaSource === undefined ? {} : { source: flags.kafkaSource }),
+    ...(flags.kafkaMirror === undefined ? {} : { mirror: flags.kafkaMirror }),
+    ...(flags.cacheDir === undefined ? {} : { cacheDir: flags.cacheDir }),
+    cwd,
+    onStatus: (line) => void io.stderr.write(`${line}\n`),
+  });
 }
 
 async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: { json?: boolean }): Promise<number> {
@@ -418,6 +474,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .option("--allow-trailing-bytes", "accept bytes after the end of the message")
     .option("--strict-utf8", "reject strings that are not valid UTF-8 instead of replacing bad sequences with U+FFFD")
     .option("--strict-bool", "reject bool bytes other than 00 and 01")
+    .option("--explain-errors", "also name each non-zero errorCode (name, retriable, meaning) on stderr")
     .addHelpText("after", "\nExample:\n  kafka-wire decode StreamsGroupHeartbeatResponse 0 0000000000000100000000...00")
     .action(async (name: string, version: string, hex: string | undefined, flags: DecodeFlags) => {
       await decodeCommand(io, name, version, hex, flags);
@@ -461,6 +518,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     )
     .option("--config <file>", `configuration file (default ./${CONFIG_FILE}); its paths are relative to its folder`)
     .option("--check", "write nothing; list stale files and exit 1 when any generated file is out of date")
+    .option("--kafka <version>", "generate Kafka's own schemas: download (and cache) that source release, e.g. 4.1.0")
+    .option("--kafka-mirror <url>", "base URL holding <version>/kafka-<version>-src.tgz (default Apache's archive)")
+    .option(
+      "--kafka-source <path>",
+      "generate Kafka's schemas from a local source archive (.tgz) or checkout (offline)",
+    )
+    .option("--cache-dir <dir>", "cache folder for --kafka (default $KAFKA_WIRE_CACHE_DIR, else ~/.cache/kafka-wire)")
     .action(async (flags: GenerateFlags) => {
       exitCode = await generateCommand(io, flags);
     });

@@ -6,6 +6,7 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { format } from "prettier";
+import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
 import { indexModule } from "./emit/index-module.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
@@ -18,7 +19,7 @@ export interface GenerateOptions {
   readonly schemas: readonly string[];
   /** The folder that receives `<MessageName>.ts` and `index.ts`. */
   readonly out: string;
-  /** Module specifier generated code imports the runtime from (default `kafka-wire/runtime`). */
+  /** Module specifier generated code imports the codegen interface from (default `kafka-wire/codegen/v1`). */
   readonly runtimeImport?: string;
   /** Api keys for schemas that say `"apiKey": TBD`, by message name. */
   readonly apiKeys?: Readonly<Record<string, number>>;
@@ -26,6 +27,12 @@ export interface GenerateOptions {
   readonly check?: boolean;
   /** Base for the paths shown in generated headers and messages (default: the working directory). */
   readonly cwd?: string;
+  /**
+   * What generated headers call each entry of `schemas` (same order), instead of the entry's own
+   * name: e.g. `kafka-4.1.0-src/clients/src/main/resources/common/message` for a folder extracted
+   * into a cache, so that output does not depend on where the cache is.
+   */
+  readonly schemaLabels?: readonly string[];
 }
 
 export type FileStatus = "written" | "unchanged" | "stale" | "removed";
@@ -82,17 +89,26 @@ function toPosix(p: string): string {
  */
 export async function loadSchemas(
   entries: readonly string[],
-  options: { readonly apiKeys?: Readonly<Record<string, number>>; readonly cwd?: string } = {},
+  options: {
+    readonly apiKeys?: Readonly<Record<string, number>>;
+    readonly cwd?: string;
+    /** Header names of `entries` (see {@link GenerateOptions.schemaLabels}). */
+    readonly labels?: readonly string[];
+  } = {},
 ): Promise<MessageSpec[]> {
   const cwd = options.cwd ?? process.cwd();
   // Each file has two names: its path from `cwd` for error messages (editors open it), and its
   // path from the folder given, with that folder's name, for generated headers
   // (`schemas/X.json`, `message/FetchRequest.json`), so that output never depends on the cwd.
   const labels = new Map<string, { file: string; source: string }>();
-  for (const entry of entries) {
+  if (options.labels !== undefined && options.labels.length !== entries.length) {
+    throw new Error(`${options.labels.length} schema labels for ${entries.length} schema entries`);
+  }
+  for (const [i, entry] of entries.entries()) {
     const root = path.resolve(cwd, entry);
+    const name = options.labels?.[i] ?? path.basename(root);
     for (const f of await findSchemaFiles(root)) {
-      const source = f === root ? path.basename(f) : path.join(path.basename(root), path.relative(root, f));
+      const source = f === root ? name : path.join(name, path.relative(root, f));
       labels.set(f, { file: toPosix(path.relative(cwd, f)), source: toPosix(source) });
     }
   }
@@ -133,8 +149,13 @@ export async function loadSchemas(
 export async function generate(options: GenerateOptions): Promise<GenerateResult> {
   const cwd = options.cwd ?? process.cwd();
   const version = await generatorVersion();
-  const runtimeImport = options.runtimeImport ?? "kafka-wire/runtime";
-  const messages = await loadSchemas(options.schemas, { apiKeys: options.apiKeys ?? {}, cwd });
+  const runtimeImport = options.runtimeImport ?? DEFAULT_RUNTIME_IMPORT;
+  const labels = options.schemaLabels;
+  const messages = await loadSchemas(options.schemas, {
+    apiKeys: options.apiKeys ?? {},
+    cwd,
+    ...(labels === undefined ? {} : { labels }),
+  });
   const outputs = new Map<string, string>();
   for (const spec of messages) {
     const text = emitMessage(spec, { runtimeImport, sourceLabel: spec.source ?? spec.file, generatorVersion: version });
@@ -144,7 +165,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   outputs.set(
     "index.ts",
     await formatTypeScript(
-      indexModule(names, version, options.schemas.map((s) => toPosix(s)).join(", "), runtimeImport),
+      indexModule(names, version, (labels ?? options.schemas).map((s) => toPosix(s)).join(", "), runtimeImport),
     ),
   );
 

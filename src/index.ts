@@ -20,3 +20,6 @@ export type {
 } from "./runtime/index.js";
 
 export * from "../generated/index.js";
+
+export { ERROR_CODES, errorCodeInfo, findErrorCodes } from "./error-codes.js";
+export type { ErrorCodeInfo, ErrorCodeLookup, ErrorCodeField } from "./error-codes.js";

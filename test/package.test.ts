@@ -134,32 +134,52 @@ function consumerScript(kind: "esm" | "cjs"): string {
           'import * as runtime from "kafka-wire/runtime";',
           'import * as one from "kafka-wire/messages/StreamsGroupHeartbeatResponse";',
           'import pkg from "kafka-wire/package.json" with { type: "json" };',
+          'import { createRequire } from "node:module";',
+          // The other build in the same process: its errors must pass the instanceof checks too.
+          'const other = createRequire(import.meta.url)("kafka-wire");',
         ]
       : [
           'const root = require("kafka-wire");',
           'const runtime = require("kafka-wire/runtime");',
           'const one = require("kafka-wire/messages/StreamsGroupHeartbeatResponse");',
           'const pkg = require("kafka-wire/package.json");',
+          "let other;",
+          'import("kafka-wire").then((m) => { other = m; main(); });',
         ];
   return `${load.join("\n")}
-const R = one.StreamsGroupHeartbeatResponse;
-const bytes = R.encode(R.create({ memberId: "m", memberEpoch: 5, heartbeatIntervalMs: 5000 }), 0);
-let error = null;
-try {
-  R.decode(bytes.subarray(0, 5), 0);
-} catch (e) {
-  error = { code: e.code, name: e.name, rootClass: e instanceof root.KafkaDecodeError, runtimeClass: e instanceof runtime.KafkaWireError };
+function main() {
+  const R = one.StreamsGroupHeartbeatResponse;
+  const bytes = R.encode(R.create({ memberId: "m", memberEpoch: 5, heartbeatIntervalMs: 5000 }), 0);
+  let error = null;
+  try {
+    R.decode(bytes.subarray(0, 5), 0);
+  } catch (e) {
+    error = {
+      code: e.code,
+      name: e.name,
+      rootClass: e instanceof root.KafkaDecodeError,
+      runtimeClass: e instanceof runtime.KafkaWireError,
+      otherBuild: {
+        distinctClasses: other.KafkaDecodeError !== root.KafkaDecodeError,
+        decodeClass: e instanceof other.KafkaDecodeError,
+        wireClass: e instanceof other.KafkaWireError,
+        encodeClass: e instanceof other.KafkaEncodeError,
+        plainError: new Error("x") instanceof other.KafkaWireError,
+      },
+    };
+  }
+  console.log(JSON.stringify({
+    hex: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""),
+    decoded: R.decode(bytes, 0).memberId,
+    sameCodec: root.StreamsGroupHeartbeatResponse === R && root.messages.StreamsGroupHeartbeatResponse === R,
+    messages: Object.keys(root.messages).sort(),
+    oneExports: Object.keys(one).sort(),
+    runtimeHasReaderWriter: typeof runtime.Reader === "function" && typeof runtime.Writer === "function",
+    version: pkg.version,
+    error,
+  }));
 }
-console.log(JSON.stringify({
-  hex: Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join(""),
-  decoded: R.decode(bytes, 0).memberId,
-  sameCodec: root.StreamsGroupHeartbeatResponse === R && root.messages.StreamsGroupHeartbeatResponse === R,
-  messages: Object.keys(root.messages).sort(),
-  oneExports: Object.keys(one).sort(),
-  runtimeHasReaderWriter: typeof runtime.Reader === "function" && typeof runtime.Writer === "function",
-  version: pkg.version,
-  error,
-}));
+${kind === "esm" ? "main();" : ""}
 `;
 }
 
@@ -303,7 +323,20 @@ describe("the published package (built, packed and installed once)", () => {
       messages: SEED,
       oneExports: ["StreamsGroupHeartbeatResponse"],
       runtimeHasReaderWriter: true,
-      error: { code: "BUFFER_UNDERFLOW", name: "KafkaDecodeError", rootClass: true, runtimeClass: true },
+      error: {
+        code: "BUFFER_UNDERFLOW",
+        name: "KafkaDecodeError",
+        rootClass: true,
+        runtimeClass: true,
+        // The ESM and CJS builds are two copies of every class; the brand makes instanceof agree.
+        otherBuild: {
+          distinctClasses: true,
+          decodeClass: true,
+          wireClass: true,
+          encodeClass: false,
+          plainError: false,
+        },
+      },
     };
 
     it.each([

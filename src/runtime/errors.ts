@@ -39,8 +39,25 @@ export type KafkaWireErrorCode =
   /** The caller's target buffer is too small for encodeInto. */
   | "BUFFER_TOO_SMALL";
 
+/**
+ * A brand every kafka-wire error carries (its class name, under a registry-wide symbol), so that
+ * `instanceof` works across copies of the library: the ESM and CommonJS builds loaded in one
+ * process, or two installed versions. Plain prototype checks would fail there.
+ */
+const BRAND = Symbol.for("kafka-wire.error");
+
+function brandOf(value: unknown): unknown {
+  return typeof value === "object" && value !== null ? (value as { [BRAND]?: unknown })[BRAND] : undefined;
+}
+
 /** Base class of every error kafka-wire throws from encoding and decoding. */
 export class KafkaWireError extends Error {
+  /** True for any kafka-wire error, from this copy of the library or another (ESM/CJS, another version). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    const brand = brandOf(value);
+    return brand === "KafkaWireError" || brand === "KafkaDecodeError" || brand === "KafkaEncodeError";
+  }
+
   /** Stable machine-readable code. */
   readonly code: KafkaWireErrorCode;
   /** What went wrong, without the location. */
@@ -60,6 +77,7 @@ export class KafkaWireError extends Error {
     this.offset = offset;
     this.path = path;
     this.message = this.describe();
+    Object.defineProperty(this, BRAND, { value: this.name });
   }
 
   /** The class name, `"KafkaWireError"` (subclasses give their own), as stack traces and logs show it. */
@@ -88,6 +106,11 @@ export class KafkaWireError extends Error {
 
 /** Thrown by `decode` and `fromJson`: the input bytes or JSON are not a valid message. */
 export class KafkaDecodeError extends KafkaWireError {
+  /** True for a decode error from this copy of the library or another (ESM/CJS, another version). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return brandOf(value) === "KafkaDecodeError";
+  }
+
   /** Always `"KafkaDecodeError"`. */
   override get name(): string {
     return "KafkaDecodeError";
@@ -96,6 +119,11 @@ export class KafkaDecodeError extends KafkaWireError {
 
 /** Thrown by `encode`, `encodeInto`, `size` and `toJson`: the message cannot be written in this version. */
 export class KafkaEncodeError extends KafkaWireError {
+  /** True for an encode error from this copy of the library or another (ESM/CJS, another version). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return brandOf(value) === "KafkaEncodeError";
+  }
+
   /** Always `"KafkaEncodeError"`. */
   override get name(): string {
     return "KafkaEncodeError";

@@ -121,3 +121,37 @@ describe("fieldNotInVersion", () => {
     expect(e.message).toContain("version 2");
   });
 });
+
+describe("instanceof across copies of the library (ESM and CJS builds, two versions)", () => {
+  /** What an error thrown by another copy looks like from here: other classes, the same registry-wide brand. */
+  function fromAnotherCopy(name: string): Error {
+    const e = new Error("from another copy");
+    Object.defineProperty(e, Symbol.for("kafka-wire.error"), { value: name });
+    return e;
+  }
+
+  it("recognises another copy's errors by their brand, each class only its own kind", () => {
+    const decode = fromAnotherCopy("KafkaDecodeError");
+    expect(decode instanceof KafkaDecodeError).toBe(true);
+    expect(decode instanceof KafkaWireError).toBe(true);
+    expect(decode instanceof KafkaEncodeError).toBe(false);
+    const encode = fromAnotherCopy("KafkaEncodeError");
+    expect(encode instanceof KafkaEncodeError).toBe(true);
+    expect(encode instanceof KafkaDecodeError).toBe(false);
+    expect(fromAnotherCopy("SomethingElse") instanceof KafkaWireError).toBe(false);
+  });
+
+  it("does not take plain errors or non-objects for ours", () => {
+    expect(new Error("x") instanceof KafkaWireError).toBe(false);
+    expect((null as unknown) instanceof KafkaWireError).toBe(false);
+    expect(("KafkaDecodeError" as unknown) instanceof KafkaDecodeError).toBe(false);
+  });
+
+  it("brands this copy's errors without making the brand enumerable", () => {
+    const e = new KafkaDecodeError("BUFFER_UNDERFLOW", "short", 3);
+    expect(e instanceof KafkaDecodeError && e instanceof KafkaWireError && !(e instanceof KafkaEncodeError)).toBe(true);
+    expect(Object.keys(e)).not.toContain(Symbol.for("kafka-wire.error").toString());
+    expect(Object.getOwnPropertySymbols(e).map((s) => s.description)).toEqual(["kafka-wire.error"]);
+    expect(JSON.stringify({ ...e })).not.toContain("KafkaDecodeError");
+  });
+});
