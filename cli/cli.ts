@@ -18,6 +18,7 @@ import type { DecodeOptions, KafkaWireError, MessageCodec } from "../src/runtime
 import type { findErrorCodes } from "../src/error-codes.js";
 import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
+import { Versions } from "../generator/versions.js";
 
 /** Where the CLI writes text (a `process.stdout`-like stream). */
 export interface TextOutput {
@@ -249,13 +250,6 @@ function parseVersion(text: string): number {
   return Number(text.trim());
 }
 
-/** Kafka's textual form of a version range: `0`, `1-4`, `3+`. */
-function formatVersions(range: { readonly lowest: number; readonly highest: number } | null): string {
-  if (range === null) return "none";
-  if (range.highest === 0x7fff) return `${range.lowest}+`;
-  return range.lowest === range.highest ? `${range.lowest}` : `${range.lowest}-${range.highest}`;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Commands
 
@@ -321,8 +315,8 @@ async function listCommand(io: CliIO): Promise<void> {
       c.name,
       c.type,
       c.apiKey === null ? "-" : String(c.apiKey),
-      formatVersions(c.validVersions),
-      formatVersions(c.flexibleVersions),
+      Versions.from(c.validVersions).toString(),
+      Versions.from(c.flexibleVersions).toString(),
     ]);
   }
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => r[col]!.length)));

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { MAX_VERSION } from "./model.js";
+import { MAX_VERSION } from "./versions.js";
 
 /** The configuration file `generate` reads from the working folder when present. */
 export const CONFIG_FILE = "kafka-wire.config.json";

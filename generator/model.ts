@@ -3,16 +3,13 @@
  *
  * Mirrors Apache Kafka's generator model (`MessageSpec`, `StructSpec`, `FieldSpec`, `Versions`)
  * with every reference resolved: a field's struct type points at its `StructSpec`, defaults are
- * parsed for their type, and version ranges are numbers. Emitters read this model only.
+ * parsed for their type, and version ranges are {@link Versions}. Emitters read this model only.
  */
 
-/** Kafka's highest possible version: `"N+"` means `N..32767` (Java's `Short.MAX_VALUE`). */
-export const MAX_VERSION = 0x7fff;
-
-// The runtime's own definitions: an inclusive version range (`"3"`, `"1-4"`, `"2+"`, with `"none"`
-// represented by null wherever a range may be empty) and the schema's `"type"` values.
-export type { MessageType, VersionRange } from "../src/runtime/wire.js";
-import type { MessageType, VersionRange } from "../src/runtime/wire.js";
+// The runtime's own definition of the schema's `"type"` values (the wire vocabulary).
+export type { MessageType } from "../src/runtime/wire.js";
+import type { MessageType } from "../src/runtime/wire.js";
+import type { Versions } from "./versions.js";
 
 /** Scalar and opaque types of the schema language. */
 export type PrimitiveTypeName =
@@ -68,19 +65,19 @@ export interface FieldSpec {
    */
   readonly propertyName: string;
   readonly type: FieldType;
-  /** Versions in which the field exists, already intersected with the message's validVersions; null = none. */
-  readonly versions: VersionRange | null;
-  /** Versions in which null is allowed; null = never nullable. */
-  readonly nullableVersions: VersionRange | null;
+  /** Versions in which the field exists, already intersected with the message's validVersions. */
+  readonly versions: Versions;
+  /** Versions in which null is allowed (NONE: never nullable). */
+  readonly nullableVersions: Versions;
   /** The tag number for tagged fields; null for ordinary fields. */
   readonly tag: number | null;
-  /** Versions in which the field is tagged (only when `tag` is set). */
-  readonly taggedVersions: VersionRange | null;
+  /** Versions in which the field is tagged (NONE unless `tag` is set). */
+  readonly taggedVersions: Versions;
   /**
    * Field-level `flexibleVersions` override (e.g. RequestHeader.ClientId: `"none"`); undefined
-   * when the field inherits the message's flexible versions. `null` means "none".
+   * when the field inherits the message's flexible versions.
    */
-  readonly flexibleVersions?: VersionRange | null;
+  readonly flexibleVersions?: Versions;
   readonly ignorable: boolean;
   readonly mapKey: boolean;
   readonly zeroCopy: boolean;
@@ -98,7 +95,7 @@ export interface StructSpec {
   /** The schema's type name (`Topology`, `TaskIds`); the message's own name for the top level. */
   readonly name: string;
   /** Versions in which the struct exists (the declaring field's versions, or the common struct's). */
-  readonly versions: VersionRange | null;
+  readonly versions: Versions;
   readonly fields: readonly FieldSpec[];
   /** True for entries of `commonStructs`. */
   readonly common: boolean;
@@ -122,9 +119,10 @@ export interface MessageSpec {
   readonly apiKey: number | null;
   /** True when the schema text had `"apiKey": TBD` (KIP-1071 design pages). */
   readonly apiKeyUnassigned: boolean;
-  readonly validVersions: VersionRange;
-  /** null when `"flexibleVersions": "none"`. */
-  readonly flexibleVersions: VersionRange | null;
+  /** Never empty. */
+  readonly validVersions: Versions;
+  /** NONE when `"flexibleVersions": "none"`. */
+  readonly flexibleVersions: Versions;
   readonly listeners: readonly string[];
   readonly latestVersionUnstable: boolean;
   /** The top-level fields as a struct named after the message. */
@@ -141,55 +139,7 @@ export interface MessageSpec {
   readonly warnings: readonly Diagnostic[];
 }
 
-/** True when `version` lies in `range` (a null range contains nothing). */
-export function inRange(range: VersionRange | null | undefined, version: number): boolean {
-  return range != null && version >= range.lowest && version <= range.highest;
-}
-
-/** The intersection of two ranges, or null when they do not overlap. */
-export function intersect(a: VersionRange | null, b: VersionRange | null): VersionRange | null {
-  if (a == null || b == null) return null;
-  const lowest = Math.max(a.lowest, b.lowest);
-  const highest = Math.min(a.highest, b.highest);
-  return lowest <= highest ? { lowest, highest } : null;
-}
-
-/** Kafka's textual form: `"0+"`, `"1-4"`, `"3"`, `"none"`. */
-export function formatRange(range: VersionRange | null): string {
-  if (range == null) return "none";
-  if (range.highest === MAX_VERSION) return `${range.lowest}+`;
-  if (range.lowest === range.highest) return `${range.lowest}`;
-  return `${range.lowest}-${range.highest}`;
-}
-
-/**
- * Whether the field is written as a tagged field in `version`.
- */
-export function isTaggedIn(field: FieldSpec, version: number): boolean {
-  return field.tag !== null && inRange(field.taggedVersions, version);
-}
-
 /** The lowerCamelCase property name Kafka's JsonConverter uses: only the first letter lower-cased. */
 export function propertyNameOf(schemaName: string): string {
   return schemaName.length === 0 ? schemaName : schemaName[0]!.toLowerCase() + schemaName.slice(1);
-}
-
-/** Encoded size in bytes of the fixed-size primitives; the others are length-prefixed. */
-export const FIXED_SIZE: Readonly<Partial<Record<PrimitiveTypeName, number>>> = {
-  bool: 1,
-  int8: 1,
-  int16: 2,
-  uint16: 2,
-  int32: 4,
-  uint32: 4,
-  int64: 8,
-  float64: 8,
-  uuid: 16,
-};
-
-/** The struct a field holds, directly or as array elements; null for primitives. */
-export function structOf(type: FieldType): StructSpec | null {
-  if (type.kind === "struct") return type.struct;
-  if (type.kind === "array" && type.element.kind === "struct") return type.element.struct;
-  return null;
 }

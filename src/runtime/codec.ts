@@ -133,12 +133,24 @@ function checkMessage(def: MessageDefinition<unknown>, message: unknown): void {
   }
 }
 
-/** A message whose values change between measuring and writing (a getter, a Proxy) is refused. */
-function checkWritten(def: MessageDefinition<unknown>, written: number, size: number): void {
-  if (written !== size) {
+/**
+ * After the write pass: a message whose values change between measuring and writing (a getter,
+ * a Proxy) is refused, and so is a write pass that did not consume exactly the lengths the size
+ * pass recorded in `lens` (each must be read back in the order and under the conditions it was
+ * measured). Two comparisons, whatever the message's size.
+ */
+function checkWritten(def: MessageDefinition<unknown>, w: Writer, size: number): void {
+  if (w.pos !== size) {
     throw new KafkaEncodeError(
       "INVALID_VALUE",
-      `${def.name} changed while it was being encoded (measured ${size} bytes, wrote ${written})`,
+      `${def.name} changed while it was being encoded (measured ${size} bytes, wrote ${w.pos})`,
+      -1,
+    );
+  }
+  if (w.li !== w.lens.length) {
+    throw new KafkaEncodeError(
+      "INVALID_VALUE",
+      `internal error: ${def.name}'s write pass used ${w.li} of the ${w.lens.length} lengths its size pass recorded (the message changed while it was being encoded, or its size and write functions disagree)`,
       -1,
     );
   }
@@ -172,7 +184,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       const out = allocate(size);
       const w = new Writer(out, 0, lens);
       def.write(w, message, version);
-      checkWritten(untyped, w.pos, size);
+      checkWritten(untyped, w, size);
       return out;
     },
     encodeInto(message, version, target, offset = 0) {
@@ -200,7 +212,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       // A view of exactly the measured range: nothing outside it can be written.
       const w = new Writer(target.subarray(offset, offset + size), 0, lens);
       def.write(w, message, version);
-      checkWritten(untyped, w.pos, size);
+      checkWritten(untyped, w, size);
       return offset + size;
     },
     plan(message, version) {
@@ -221,7 +233,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
           }
           const w = new Writer(target.subarray(offset, offset + size), 0, lens);
           def.write(w, message, version);
-          checkWritten(untyped, w.pos, size);
+          checkWritten(untyped, w, size);
           return offset + size;
         },
       };

@@ -8,6 +8,7 @@ import {
   readJsonInt,
   readJsonObject,
   readJsonString,
+  reserveLen,
   sizeCompactString,
   withPath,
   type MessageCodec,
@@ -176,6 +177,40 @@ describe("defineMessage", () => {
       );
       expect(e.path).toBe("id");
       expect(e.cause).toBeInstanceOf(TypeError);
+    });
+  });
+
+  describe("the write pass consumes exactly the lengths the size pass recorded", () => {
+    // One byte either way, so that only the lens count can tell the passes apart.
+    const skewed = (write: (w: Writer) => void, record: boolean): MessageCodec<object> =>
+      defineMessage<object>({
+        ...(tinyDefinition as unknown as MessageDefinition<object>),
+        name: "Skewed",
+        size: (_v, _version, lens) => {
+          if (record) reserveLen(lens);
+          return 1;
+        },
+        write: (w) => write(w),
+      });
+    const consumesNone = skewed((w) => w.int8(0), true);
+    const consumesOneMore = skewed((w) => {
+      w.nextLen();
+      w.int8(0);
+    }, false);
+
+    it.each([
+      ["encode", (c: MessageCodec<object>) => c.encode({}, 0)],
+      ["encodeInto", (c: MessageCodec<object>) => c.encodeInto({}, 0, new Uint8Array(1))],
+      ["plan().writeTo", (c: MessageCodec<object>) => c.plan({}, 0).writeTo(new Uint8Array(1), 0)],
+    ])("%s: a length left over or one too many -> KafkaEncodeError", (_name, run) => {
+      const left = expectError(() => run(consumesNone), KafkaEncodeError, "INVALID_VALUE");
+      expect(left.message).toContain("write pass used 0 of the 1 lengths its size pass recorded");
+      const extra = expectError(() => run(consumesOneMore), KafkaEncodeError, "INVALID_VALUE");
+      expect(extra.message).toContain("write pass used 1 of the 0 lengths its size pass recorded");
+    });
+
+    it("a real message consumes all of them (one per string, one per tagged field)", () => {
+      expect(hex(Tiny.encode({ id: 1, name: "abc" }, 0))).toBe(ONE_ABC);
     });
   });
 

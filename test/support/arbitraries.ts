@@ -5,15 +5,8 @@
  */
 
 import fc from "fast-check";
-import type {
-  DefaultValue,
-  FieldSpec,
-  FieldType,
-  MessageSpec,
-  StructSpec,
-  VersionRange,
-} from "../../generator/model.js";
-import { inRange, intersect } from "../../generator/model.js";
+import type { DefaultValue, FieldSpec, FieldType, MessageSpec, StructSpec } from "../../generator/model.js";
+import type { Versions } from "../../generator/versions.js";
 import { uuidToString } from "../../src/runtime/index.js";
 
 type Value = unknown;
@@ -96,7 +89,7 @@ export class ModelArbitraries {
   ) {}
 
   private get flexible(): boolean {
-    return inRange(this.spec.flexibleVersions, this.version);
+    return this.spec.flexibleVersions.contains(this.version);
   }
 
   private primitive(name: string, tagged: boolean): fc.Arbitrary<Value> {
@@ -132,10 +125,10 @@ export class ModelArbitraries {
   }
 
   field(field: FieldSpec, depth: number): fc.Arbitrary<Value> {
-    if (!inRange(field.versions, this.version)) return fc.constant(undefined).map(() => defaultValue(field));
-    const tagged = field.tag !== null && inRange(field.taggedVersions, this.version);
+    if (!field.versions.contains(this.version)) return fc.constant(undefined).map(() => defaultValue(field));
+    const tagged = field.tag !== null && field.taggedVersions.contains(this.version);
     const arb = this.typeArb(field.type, tagged, depth);
-    if (inRange(field.nullableVersions, this.version)) return fc.option(arb, { nil: null, freq: 4 });
+    if (field.nullableVersions.contains(this.version)) return fc.option(arb, { nil: null, freq: 4 });
     return arb;
   }
 
@@ -202,10 +195,10 @@ export function collectNonDefaultPaths(
  */
 export function allFieldPaths(spec: MessageSpec): Set<string> {
   const out = new Set<string>();
-  const walk = (struct: StructSpec, prefix: string, ctx: VersionRange) => {
+  const walk = (struct: StructSpec, prefix: string, ctx: Versions) => {
     for (const f of struct.fields) {
-      const within = intersect(f.versions, ctx);
-      if (within === null) continue;
+      const within = f.versions.intersect(ctx);
+      if (within.isEmpty()) continue;
       const path = `${prefix}.${f.propertyName}`;
       out.add(path);
       const t = f.type;

@@ -1,0 +1,245 @@
+/**
+ * Decoding: each struct's `X$read` function. Runs of fixed-size fields read in every version
+ * share one bounds check; counts are checked against the bytes that remain before anything is
+ * allocated (using the fewest bytes an element can take).
+ */
+
+import type { FieldSpec, FieldType, PrimitiveFieldType, StructSpec } from "../model.js";
+import { condition, type Versions } from "../versions.js";
+import {
+  encodingDependsOnFlexible,
+  fixedSizeOf,
+  minElementSize,
+  PRIMITIVES,
+  primitiveOps,
+  regularVersions,
+  tsFieldType,
+  tsTypeOf,
+} from "../wire-types.js";
+import { Code } from "./code.js";
+import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
+import { literal } from "./defaults.js";
+
+export class DecodeEmitter {
+  constructor(private readonly ctx: ModuleContext) {}
+
+  /** Pushes `X$read` for a struct whose functions are called in versions `ctx`. */
+  emitStruct(struct: StructSpec, ctx: Versions): void {
+    const S = struct.name;
+    const flexible = this.ctx.spec.flexibleVersions;
+    const read = new Code();
+    // Declarations first (in field order), then the reads.
+    const reads: (() => void)[] = [];
+    const isAlways = (field: FieldSpec): boolean =>
+      field.tag === null && condition(regularVersions(field), ctx).kind === "always";
+    const runs = fixedRuns(struct, ctx, isAlways);
+    for (const field of struct.fields) {
+      const local = `$${field.propertyName}`;
+      if (runs.inRun.has(field)) {
+        const run = runs.starts.get(field);
+        reads.push(() => {
+          if (run !== undefined) {
+            const bytes = run.reduce((total, f) => total + fixedSizeOf(f.type)!, 0);
+            // Truncated inside the run: step through it to name the field the input cuts.
+            read.block(`if (r.remaining() < ${bytes})`, () => {
+              for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
+            });
+          }
+          const ops = primitiveOps((field.type as PrimitiveFieldType).name, false, false);
+          read.line(`const ${local} = r.${ops.readUnchecked!}();`);
+        });
+      } else if (isAlways(field)) {
+        const body = new Code();
+        this.readField(body, field, local, ctx, false);
+        const text = body.toString();
+        // A value read in every version by one expression becomes a const.
+        const single = !text.includes("\n") && text.startsWith(`${local} = `);
+        if (!single) read.line(`let ${local}: ${tsFieldType(field)};`);
+        reads.push(() => {
+          read.line(fieldMark(field));
+          if (single) read.line(`const ${text}`);
+          else read.append(text);
+        });
+      } else {
+        read.line(`let ${local}: ${tsFieldType(field)};`);
+        const regular = regularVersions(field);
+        const readRegular = (c: Versions): void => {
+          read.line(fieldMark(field));
+          this.readField(read, field, local, c, false);
+        };
+        if (field.tag !== null) {
+          // Tagged fields start at their default; the tagged section below may replace it.
+          reads.push(() => read.line(`${local} = ${literal(field.default, field)};`));
+          if (!regular.isEmpty()) reads.push(() => read.ifVersion(regular, ctx, readRegular));
+        } else {
+          // The default is built only in versions that lack the field.
+          reads.push(() =>
+            read.ifVersion(regular, ctx, readRegular, () => read.line(`${local} = ${literal(field.default, field)};`)),
+          );
+        }
+      }
+    }
+    for (const emit of reads) emit();
+    const hasTaggedSection = !flexible.intersect(ctx).isEmpty();
+    if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
+    read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c));
+    read.line(`const o: ${S} = {`);
+    for (const field of struct.fields) read.line(`  ${field.propertyName}: $${field.propertyName},`);
+    read.line("};");
+    if (hasTaggedSection) read.line("if (unknown !== undefined) o._unknownTaggedFields = unknown;");
+    read.line("return o;");
+    if (hasTaggedSection) this.ctx.rt("UnknownTaggedField");
+    this.ctx.functions.push(
+      structFunction(
+        this.ctx,
+        struct,
+        `${S}$read(r: ${this.ctx.rt("Reader")}, version: number): ${S}`,
+        read,
+        true,
+        "r.pos",
+      ),
+    );
+  }
+
+  /** The tagged-field section: known tags into their locals, unknown ones kept in order. */
+  private readTaggedSection(read: Code, struct: StructSpec, c: Versions): void {
+    const tagged = taggedFields(struct);
+    read.line('f = "";');
+    read.line("const count = r.uvarint();");
+    read.line("let previous = -1;");
+    read.block("for (let t = 0; t < count; t++)", () => {
+      read.line('f = "";');
+      read.line("const at = r.pos;");
+      read.line("const tag = r.uvarint();");
+      read.line("r.checkTagOrder(tag, previous, at);");
+      read.line("previous = tag;");
+      read.line("const end = r.taggedFieldEnd();");
+      let first = true;
+      for (const field of tagged) {
+        read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
+        first = false;
+        read.line(`  ${fieldMark(field)}`);
+        const inner = new Code();
+        // Kafka's reader rejects a known tag in a version where the field is not tagged.
+        inner.ifVersion(
+          field.taggedVersions.intersect(c),
+          c,
+          (c2) => {
+            this.readField(inner, field, `$${field.propertyName}`, c2, true);
+            inner.line("r.endTaggedField(tag, end);");
+          },
+          () => inner.line("throw r.tagNotInVersion(tag, version, at);"),
+        );
+        for (const l of inner.toString().split("\n")) read.line(`  ${l}`);
+      }
+      if (first) {
+        read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));");
+      } else {
+        read.line("} else {");
+        read.line("  (unknown ??= []).push(r.unknownTaggedField(tag, end));");
+        read.line("}");
+      }
+    });
+  }
+
+  /** Emits `target = <read value>;`, flexible or not, nullable or not as `ctx` decides. */
+  private readField(code: Code, field: FieldSpec, target: string, ctx: Versions, tagged: boolean): void {
+    const nullableOrNot = (c: Versions, flexible: boolean): void => {
+      code.ifVersion(
+        field.nullableVersions,
+        c,
+        (c2) => this.readValue(code, field.type, target, c2, flexible, true, tagged),
+        (c2) => this.readValue(code, field.type, target, c2, flexible, false, tagged),
+      );
+    };
+    if (!encodingDependsOnFlexible(field.type)) {
+      nullableOrNot(ctx, false);
+      return;
+    }
+    code.ifVersion(
+      this.ctx.flexibleVersions(field),
+      ctx,
+      (c) => nullableOrNot(c, true),
+      (c) => nullableOrNot(c, false),
+    );
+  }
+
+  private readValue(
+    code: Code,
+    type: FieldType,
+    target: string,
+    ctx: Versions,
+    flexible: boolean,
+    nullable: boolean,
+    tagged: boolean,
+  ): void {
+    if (type.kind === "primitive") {
+      code.line(`${target} = r.${primitiveOps(type.name, flexible, nullable).read}();`);
+      return;
+    }
+    if (type.kind === "struct") {
+      const read = `${type.struct.name}$read(r, version)`;
+      // In a tagged field's payload the presence marker is an unsigned varint (see encode.ts).
+      const present = tagged ? "r.uvarint() > 0" : "r.structPresent()";
+      code.line(nullable ? `${target} = ${present} ? ${read} : null;` : `${target} = ${read};`);
+      return;
+    }
+    const min = minElementSize(type, this.ctx.spec.flexibleVersions, ctx);
+    const method = `${flexible ? "compact" : ""}${nullable ? "Nullable" : ""}ArrayLength`;
+    code.block("", () => {
+      code.line(`const n = r.${method[0]!.toLowerCase()}${method.slice(1)}(${min});`);
+      const bulk = type.element.kind === "primitive" ? PRIMITIVES[type.element.name].bulkRead : undefined;
+      const fill = (): void => {
+        if (bulk !== undefined) {
+          // The length check above covered n elements of this fixed size: read them in one go.
+          code.line(`${target} = r.${bulk}(n);`);
+          return;
+        }
+        // Exact size up front (the count is already checked against the bytes that remain).
+        code.line(`const a = new Array<${tsTypeOf(type.element)}>(n);`);
+        code.block(`for (i = 0; i < n; i++)`, () => {
+          this.readValue(code, type.element, "a[i]", ctx, flexible, false, tagged);
+        });
+        code.line("i = -1;");
+        code.line(`${target} = a;`);
+      };
+      if (nullable) {
+        code.block("if (n < 0)", () => code.line(`${target} = null;`), "} else {");
+        fill();
+        code.line("}");
+      } else {
+        fill();
+      }
+    });
+  }
+}
+
+/**
+ * Runs of two or more fixed-size fields read in every version of `ctx` (fields absent in all
+ * of them take no bytes and do not break a run): they share one bounds check ("hoisted").
+ */
+function fixedRuns(
+  struct: StructSpec,
+  ctx: Versions,
+  isAlways: (field: FieldSpec) => boolean,
+): { readonly starts: Map<FieldSpec, FieldSpec[]>; readonly inRun: Set<FieldSpec> } {
+  const isAbsent = (field: FieldSpec): boolean => condition(regularVersions(field), ctx).kind === "never";
+  const starts = new Map<FieldSpec, FieldSpec[]>();
+  const inRun = new Set<FieldSpec>();
+  for (let k = 0; k < struct.fields.length;) {
+    const run: FieldSpec[] = [];
+    let m = k;
+    for (; m < struct.fields.length; m++) {
+      const field = struct.fields[m]!;
+      if (isAbsent(field)) continue;
+      if (!isAlways(field) || fixedSizeOf(field.type) === undefined) break;
+      run.push(field);
+    }
+    if (run.length >= 2) {
+      starts.set(run[0]!, run);
+      for (const field of run) inRun.add(field);
+    }
+    k = Math.max(m, k + 1);
+  }
+  return { starts, inRun };
+}

@@ -1,0 +1,105 @@
+/**
+ * Emits one TypeScript module per message: the runtime import, an interface per struct, and for
+ * every struct its size and write functions (one walk, encode.ts), read (decode.ts), Kafka's
+ * JSON form (json.ts) and create (defaults.ts), then the codec. Version conditions are pruned
+ * against the versions each function can be called with (versions.ts). The text is formatted
+ * by prettier afterwards (generate.ts).
+ */
+
+import type { MessageSpec, StructSpec } from "../model.js";
+import { tsFieldType } from "../wire-types.js";
+import { Code } from "./code.js";
+import { ModuleContext, type EmitOptions } from "./context.js";
+import { DecodeEmitter } from "./decode.js";
+import { createFunction, Defaults, extraCreates } from "./defaults.js";
+import { EncodeEmitter } from "./encode.js";
+import { JsonEmitter } from "./json.js";
+import { fieldDocs, header, jsDoc, messageDocs, RUNTIME_TYPES, structDocs } from "./names.js";
+
+export type { EmitOptions } from "./context.js";
+
+/** The TypeScript module (unformatted) for one message. */
+export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
+  const ctx = new ModuleContext(spec, options);
+  const defaults = new Defaults(ctx);
+  const encode = new EncodeEmitter(ctx, defaults);
+  const decode = new DecodeEmitter(ctx);
+  const json = new JsonEmitter(ctx, defaults);
+  const emitted: StructSpec[] = [];
+  for (const struct of spec.structs) {
+    const versions = ctx.contextOf(struct);
+    if (versions === undefined) continue; // a common struct no field uses: its interface is enough
+    encode.emitStruct(struct, versions);
+    decode.emitStruct(struct, versions);
+    json.emitStruct(struct, versions);
+    ctx.functions.push(createFunction(struct));
+    emitted.push(struct);
+  }
+  // Structs without functions of their own whose defaults a created struct still builds.
+  for (const struct of extraCreates(spec.structs, emitted)) ctx.functions.push(createFunction(struct));
+
+  const out = new Code();
+  out.append(header(options.generatorVersion, options.sourceLabel));
+  const body = new Code();
+  spec.structs.forEach((struct, k) => {
+    if (k > 0) body.line("");
+    emitInterface(body, ctx, struct);
+  });
+  // No blank line between the last interface and the first function (kept from earlier output).
+  body.append(ctx.functions.join("\n\n"));
+  body.line("");
+  emitCodec(body, spec, options.sourceLabel);
+  // The import last: only now is every runtime name the module uses known.
+  ctx.rt("defineMessage");
+  ctx.rt("MessageCodec");
+  const typeOnly = new Set(RUNTIME_TYPES);
+  const imports = ctx.runtimeNames().map((n) => (typeOnly.has(n) ? `type ${n}` : n));
+  out.line(`import { ${imports.join(", ")} } from ${JSON.stringify(options.runtimeImport)};`);
+  out.line("");
+  return `${out}\n${body}\n`;
+}
+
+/** The codec: what the module exports under the message's name. */
+function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
+  code.append(
+    jsDoc(
+      `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${messageDocs(s, sourceLabel)}`,
+    ),
+  );
+  code.block(
+    `export const ${s.name}: MessageCodec<${s.name}> = /*@__PURE__*/ defineMessage<${s.name}>(`,
+    () => {
+      code.line(`name: ${JSON.stringify(s.name)},`);
+      code.line(`apiKey: ${s.apiKey === null ? "null" : s.apiKey},`);
+      code.line(`type: ${JSON.stringify(s.type)},`);
+      code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
+      code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
+      for (const fn of ["size", "write", "read", "create", "toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
+    },
+    "});",
+  );
+}
+
+/** The runtime's `VersionRange | null` as a TypeScript literal. */
+function rangeLiteral(range: { readonly lowest: number; readonly highest: number } | null): string {
+  return range === null ? "null" : `{ lowest: ${range.lowest}, highest: ${range.highest} }`;
+}
+
+/** A struct's interface: its fields, and the unknown tagged fields where it has a tagged section. */
+function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void {
+  code.append(jsDoc(structDocs(ctx.spec, struct, ctx.options.sourceLabel)));
+  code.block(`export interface ${struct.name}`, () => {
+    for (const f of struct.fields) {
+      code.append(jsDoc(fieldDocs(f)));
+      code.line(`${f.propertyName}: ${tsFieldType(f)};`);
+    }
+    if (ctx.hasTaggedSection(struct) || ctx.contextOf(struct) === undefined) {
+      code.append(
+        jsDoc(
+          "Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482).",
+        ),
+      );
+      code.line(`_unknownTaggedFields?: ${ctx.rt("UnknownTaggedField")}[];`);
+    }
+  });
+}
