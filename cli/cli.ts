@@ -7,7 +7,7 @@
  * - the codecs come from the library's root module (`src/index.ts`, which re-exports `generated/`;
  *   the CLI package bundles it), and only for `decode`, `encode` and `list` — `generate` works
  *   while `generated/` is missing or stale;
- * - the generator (prettier, ts-morph) is loaded only by `generate`.
+ * - the generator (prettier) is loaded only by `generate`.
  */
 
 import { readFileSync, realpathSync } from "node:fs";

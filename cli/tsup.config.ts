@@ -3,7 +3,7 @@
  *
  * It bundles the command (`cli/`), the generator (`../generator/`, loaded lazily in its own
  * chunk) and the library's shipped codecs (`../src/`, loaded only by decode/encode/list). Its npm
- * dependencies (commander, prettier, ts-morph, jsonc-parser, lossless-json) stay external. The
+ * dependencies (commander, prettier, jsonc-parser, tar, lossless-json) stay external. The
  * `#!/usr/bin/env node` line comes from `cli.ts` itself: esbuild keeps an entry's hashbang,
  * whereas a `banner` would also be stamped on the lazily loaded chunks.
  */
