@@ -2,8 +2,10 @@
  * The built package (dist/, as users get it) in every runtime it claims: Node.js 20 (this
  * machine's), 22 and 24, Deno, Bun and headless Chromium.
  *
- * Each runs test/support/runtime-check.mjs (ESM; Node.js and Bun also CommonJS, .cjs) on the
- * same input and reports what it got; this file asserts on it:
+ * Each runs test/support/runtime-check.mjs on the same input, loading the package as ES modules,
+ * as ES modules with the global Buffer deleted first (Node.js, Deno and Bun all have one, so a
+ * Buffer fast path would otherwise leave the portable code to Chromium alone), and as CommonJS
+ * (Node.js, Bun), and reports what it got; this file asserts on it:
  * - `create()` + encode gives the bytes worked out by hand (test/support/hand-worked.ts), and a
  *   truncated body is a typed KafkaDecodeError with the field path and byte offset;
  * - the portable paths a runtime-specific fast path could replace: UTF-8 (ASCII, multi-byte,
@@ -157,6 +159,8 @@ function goldenSelection(dir: string): Array<GoldenVector & { readonly name: str
 
 /** What runtime-check.mjs reads. */
 interface CheckInput {
+  /** Delete the global Buffer before loading the package (see runtime-check-esm.mjs). */
+  withoutBuffer: boolean;
   response: { memberId: string; memberEpoch: number; heartbeatIntervalMs: number };
   truncateTo: number;
   memberIds: string[];
@@ -184,6 +188,7 @@ type Attempt<T> = { value: T; error?: undefined } | { error: ErrorFacts; value?:
 /** What runtime-check.mjs prints. */
 interface CheckResult {
   runtime: string;
+  globals: { Buffer: string };
   sameCodec: boolean;
   sameErrorClass: boolean;
   created: string;
@@ -202,8 +207,9 @@ interface CheckResult {
   golden: Array<Attempt<{ json: string; reencoded: string; fromJson: string }>>;
 }
 
-function inputFor(golden: ReadonlyArray<GoldenVector & { name: string }>): CheckInput {
+function inputFor(golden: ReadonlyArray<GoldenVector & { name: string }>, withoutBuffer: boolean): CheckInput {
   return {
+    withoutBuffer,
     response: { memberId: "m", memberEpoch: 5, heartbeatIntervalMs: 5000 },
     // throttleTimeMs (4 bytes) and one byte of errorCode.
     truncateTo: 5,
@@ -368,12 +374,22 @@ interface Runtime {
   readonly reports: (version: string) => string;
   /** The command line after the binary, for an entry file. */
   readonly args: (entry: string) => string[];
-  /** Module formats to load the package in. */
-  readonly formats: ReadonlyArray<"esm" | "cjs">;
+  /** How to load the package. */
+  readonly formats: readonly Format[];
 }
 
+/**
+ * ES modules, ES modules with the global Buffer deleted first (the portable code a Buffer fast
+ * path would skip), CommonJS.
+ */
+type Format = "esm" | "esm without Buffer" | "cjs";
+
 const SUPPORT = path.join(REPO_ROOT, "test", "support");
-const ENTRIES = { esm: path.join(SUPPORT, "runtime-check-esm.mjs"), cjs: path.join(SUPPORT, "runtime-check-cjs.cjs") };
+const ENTRIES: Record<Format, string> = {
+  esm: path.join(SUPPORT, "runtime-check-esm.mjs"),
+  "esm without Buffer": path.join(SUPPORT, "runtime-check-esm.mjs"),
+  cjs: path.join(SUPPORT, "runtime-check-cjs.cjs"),
+};
 
 const RUNTIMES: readonly Runtime[] = [
   {
@@ -381,29 +397,29 @@ const RUNTIMES: readonly Runtime[] = [
     binary: { path: process.execPath, version: process.versions.node },
     reports: (v) => `node ${v}`,
     args: (entry) => [entry],
-    formats: ["esm", "cjs"],
+    formats: ["esm", "esm without Buffer", "cjs"],
   },
   ...[22, 24].map((major): Runtime => ({
     title: `Node.js ${major}`,
     binary: nodeBinary(major),
     reports: (v) => `node ${v}`,
     args: (entry) => [entry],
-    formats: ["esm", "cjs"],
+    formats: ["esm", "esm without Buffer", "cjs"],
   })),
   {
     title: "Deno",
     binary: wrapperBinary("deno", "deno", "deno"),
     reports: (v) => `deno ${v}`,
-    // No permissions at all: the package needs none. No lock file, no prompts.
-    args: (entry) => ["run", "--quiet", "--no-prompt", "--no-lock", entry],
-    formats: ["esm"],
+    // No permissions at all (the package needs none), no lock file, nothing fetched.
+    args: (entry) => ["run", "--quiet", "--no-prompt", "--no-lock", "--cached-only", entry],
+    formats: ["esm", "esm without Buffer"],
   },
   {
     title: "Bun",
     binary: wrapperBinary("bun", path.join("bin", "bun"), path.join("bin", "bun.exe")),
     reports: (v) => `bun ${v}`,
     args: (entry) => ["run", "--no-install", entry],
-    formats: ["esm", "cjs"],
+    formats: ["esm", "esm without Buffer", "cjs"],
   },
 ];
 
@@ -471,7 +487,11 @@ async function ensureBuilt(): Promise<void> {
 
 describeShared("the built package in every runtime", "golden/seed", (goldenDir) => {
   const golden = goldenSelection(goldenDir);
-  const input = JSON.stringify(inputFor(golden));
+  const inputs: Record<Format, string> = {
+    esm: JSON.stringify(inputFor(golden, false)),
+    "esm without Buffer": JSON.stringify(inputFor(golden, true)),
+    cjs: JSON.stringify(inputFor(golden, false)),
+  };
   let denoDir = "";
   let env: NodeJS.ProcessEnv = process.env;
   /** This machine's Node.js result (ESM), which every other run must equal. */
@@ -482,7 +502,7 @@ describeShared("the built package in every runtime", "golden/seed", (goldenDir) 
     denoDir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-deno-"));
     // Deno: no update check, a cache of its own; Bun: no telemetry.
     env = { ...process.env, DENO_NO_UPDATE_CHECK: "1", DENO_DIR: denoDir, DO_NOT_TRACK: "1", NO_COLOR: "1" };
-    reference = JSON.parse(await runWithInput(process.execPath, [ENTRIES.esm], input, env)) as CheckResult;
+    reference = JSON.parse(await runWithInput(process.execPath, [ENTRIES.esm], inputs.esm, env)) as CheckResult;
     return () => rm(denoDir, { recursive: true, force: true });
   });
 
@@ -490,7 +510,7 @@ describeShared("the built package in every runtime", "golden/seed", (goldenDir) 
   const verifyAll = (result: CheckResult): void => {
     verify(result, golden);
     expect(reference, "this machine's Node.js run (beforeAll) failed").toBeDefined();
-    expect({ ...result, runtime: "" }).toEqual({ ...reference!, runtime: "" });
+    expect({ ...result, runtime: "", globals: null }).toEqual({ ...reference!, runtime: "", globals: null });
   };
 
   it("selects golden vectors of every seed message, int64 extremes and long multi-byte strings among them", () => {
@@ -504,9 +524,11 @@ describeShared("the built package in every runtime", "golden/seed", (goldenDir) 
       it.each(runtime.formats)(
         "loads dist/ (%s) and gives the hand-worked bytes and Kafka's vectors",
         async (format) => {
-          const stdout = await runWithInput(binary.path, runtime.args(ENTRIES[format]), input, env);
+          const stdout = await runWithInput(binary.path, runtime.args(ENTRIES[format]), inputs[format], env);
           const result = JSON.parse(stdout) as CheckResult;
           expect(result.runtime).toBe(runtime.reports(binary.version));
+          // Every one of these runtimes has a global Buffer, unless the entry deleted it.
+          expect(result.globals.Buffer).toBe(format === "esm without Buffer" ? "undefined" : "function");
           verifyAll(result);
         },
       );
@@ -527,11 +549,12 @@ describeShared("the built package in every runtime", "golden/seed", (goldenDir) 
       const stdout = await withChromiumPage(async (page) => {
         page.on("pageerror", (e) => errors.push(e.message));
         await page.addScriptTag({ content: bundle.code });
-        return (await page.evaluate(`globalThis.kafkaWireCheck.run(${input})`)) as string;
+        return (await page.evaluate(`globalThis.kafkaWireCheck.run(${inputs.esm})`)) as string;
       });
       expect(errors).toEqual([]);
       const result = JSON.parse(stdout) as CheckResult;
       expect(result.runtime).toContain("HeadlessChrome");
+      expect(result.globals.Buffer).toBe("undefined");
       verifyAll(result);
     });
   });

@@ -1,10 +1,6 @@
 // ESM entry of the runtime check (see runtime-check.mjs): imports the built package's ES
 // modules, reads the input as JSON on standard input, prints the result as one line of JSON.
 // Runs unchanged in Node.js, Deno (no permissions needed) and Bun.
-import * as root from "../../dist/index.js";
-import * as one from "../../dist/messages/StreamsGroupHeartbeatResponse.js";
-import * as runtime from "../../dist/runtime.js";
-import { check } from "./runtime-check.mjs";
 
 async function readStdin() {
   const g = globalThis;
@@ -15,4 +11,14 @@ async function readStdin() {
   return text;
 }
 
-console.log(JSON.stringify(check({ root, runtime, one }, JSON.parse(await readStdin()))));
+const input = JSON.parse(await readStdin());
+// Node.js, Deno and Bun all have a global Buffer, so a fast path that detects it would leave the
+// portable code to browsers alone: `withoutBuffer` removes it before the package is loaded.
+if (input.withoutBuffer) delete globalThis.Buffer;
+const [root, runtime, one, { check }] = await Promise.all([
+  import("../../dist/index.js"),
+  import("../../dist/runtime.js"),
+  import("../../dist/messages/StreamsGroupHeartbeatResponse.js"),
+  import("./runtime-check.mjs"),
+]);
+console.log(JSON.stringify(check({ root, runtime, one }, input)));

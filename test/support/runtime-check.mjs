@@ -56,6 +56,7 @@ export function check(lib, input) {
 
   const result = {
     runtime: runtimeName(),
+    globals: { Buffer: typeof globalThis.Buffer },
     sameCodec: root.StreamsGroupHeartbeatResponse === R && root.messages.StreamsGroupHeartbeatResponse === R,
     sameErrorClass: root.KafkaDecodeError === runtime.KafkaDecodeError,
     created: toHex(created),
