@@ -26,6 +26,7 @@ import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bundleForBrowser } from "./support/browser.js";
 import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
+import { RESPONSE_HEX } from "./support/hand-worked.js";
 import { REPO_ROOT, describeShared } from "./support/shared.js";
 
 const run = promisify(execFile);
@@ -44,18 +45,6 @@ const SEED = [
 ];
 
 const bin = (name: string): string => path.join(REPO_ROOT, "node_modules", ".bin", name);
-
-/**
- * StreamsGroupHeartbeatResponse v0 of `create({ memberId: "m", memberEpoch: 5, heartbeatIntervalMs: 5000 })`,
- * worked out by hand: throttleTimeMs 0 (int32), errorCode 0 (int16), errorMessage null (compact
- * nullable string `00`), memberId "m" (length+1 = 2, then `6d`), memberEpoch 5,
- * currentAssignmentEpoch 0, heartbeatIntervalMs 5000 (`1388`), acceptableRecoveryLag 0,
- * taskOffsetIntervalMs 0, five null compact arrays (`00` each), no tagged fields (`00`).
- */
-const RESPONSE_HEX = "00000000 0000 00 026d 00000005 00000000 00001388 00000000 00000000 00 00 00 00 00 00".replace(
-  / /g,
-  "",
-);
 
 interface Staged {
   /** The temporary folder holding everything below. */
