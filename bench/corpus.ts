@@ -109,7 +109,8 @@ export interface CorpusCodecs {
   ListPartitionReassignmentsResponse: MessageCodec<ListPartitionReassignmentsResponse>;
 }
 
-const NAMES: readonly (keyof CorpusCodecs)[] = [
+/** The corpus messages the bench uses, by schema name. */
+export const CORPUS_NAMES: readonly (keyof CorpusCodecs)[] = [
   "ConsumerGroupHeartbeatRequest",
   "ConsumerGroupHeartbeatResponse",
   "MetadataRequest",
@@ -126,13 +127,13 @@ export async function loadCorpusCodecs(): Promise<CorpusCodecs | null> {
   const dir = path.join(SCHEMAS_DIR, "clients");
   if (!existsSync(dir)) return null;
   await generate({
-    schemas: NAMES.map((n) => path.join(dir, `${n}.json`)),
+    schemas: CORPUS_NAMES.map((n) => path.join(dir, `${n}.json`)),
     out: OUT_DIR,
     runtimeImport: RUNTIME_IMPORT,
     cwd: REPO_ROOT,
   });
   const codecs: Partial<Record<keyof CorpusCodecs, unknown>> = {};
-  for (const name of NAMES) {
+  for (const name of CORPUS_NAMES) {
     const mod = (await import(pathToFileURL(path.join(OUT_DIR, `${name}.ts`)).href)) as Record<string, unknown>;
     if (mod[name] === undefined) throw new Error(`bench/.generated/${name}.ts does not export ${name}`);
     codecs[name] = mod[name];

@@ -140,6 +140,27 @@ export const streamsGroupHeartbeatResponse = {
       standbyPartitions: [{ topic: "orders-0", partitions: [(e + 1) % 3, (e + 2) % 3] }],
     })),
   }),
+  /**
+   * A member of a 10-instance application receiving its whole assignment: 40 active, 20 standby
+   * and 10 warm-up task partitions over the 5 subtopologies, and where every one of the 10
+   * instances serves which partitions (2 topics × 4 active, 1 topic × 2 standby each).
+   */
+  fullAssignment: StreamsGroupHeartbeatResponse.create({
+    memberId: MEMBER_ID,
+    memberEpoch: 3,
+    currentAssignmentEpoch: 3,
+    heartbeatIntervalMs: 5_000,
+    acceptableRecoveryLag: 10_000,
+    taskOffsetIntervalMs: 60_000,
+    activeTasks: taskIds([8, 8, 8, 8, 8]),
+    standbyTasks: taskIds([4, 4, 4, 4, 4], 8),
+    warmupTasks: taskIds([2, 2, 2, 2, 2], 12),
+    partitionsByUserEndpoint: range(10).map((e) => ({
+      userEndpoint: { host: `10.0.3.${17 + e}`, port: 8080 },
+      activePartitions: range(2).map((t) => ({ topic: `orders-${t}`, partitions: range(4).map((p) => p + 4 * e) })),
+      standbyPartitions: [{ topic: "orders-0", partitions: [(e + 1) % 10, (e + 2) % 10] }],
+    })),
+  }),
 };
 
 function describeMember(m: number, full: boolean): DescribeMember {
@@ -201,6 +222,22 @@ export const streamsGroupDescribeResponse = {
         assignmentEpoch: 42,
         topology: { epoch: 1, subtopologies: range(5).map(describeSubtopology) },
         members: [describeMember(0, true), describeMember(1, true)],
+        authorizedOperations: 0x0ff8,
+      },
+    ],
+  }),
+  /** The same group with 10 members, each holding its tasks and 20 task offsets. */
+  tenMembers: StreamsGroupDescribeResponse.create({
+    groups: [
+      {
+        errorCode: 0,
+        errorMessage: null,
+        groupId: "orders-app",
+        groupState: "Stable",
+        groupEpoch: 42,
+        assignmentEpoch: 42,
+        topology: { epoch: 1, subtopologies: range(5).map(describeSubtopology) },
+        members: range(10).map((m) => describeMember(m, true)),
         authorizedOperations: 0x0ff8,
       },
     ],

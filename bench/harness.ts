@@ -22,12 +22,14 @@
  */
 
 import { measure } from "mitata";
+import { GCProfiler, getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 
-/** Whose code a contender runs. */
-export type Role = "ours" | "peer" | "baseline";
+/** Whose code a contender runs: this checkout's, a peer's, an older kafka-wire's, or the memcpy floor. */
+export type Role = "ours" | "peer" | "baseline" | "memcpy";
 
 interface ContenderBase {
-  /** "kafka-wire", "@platformatic/kafka", "kafkajs" or "memcpy". */
+  /** "kafka-wire", "kafka-wire (baseline)", "@platformatic/kafka", "kafkajs" or "memcpy". */
   readonly name: string;
   readonly role: Role;
   /** Checks, before anything is timed, that this contender produces or accepts the op's bytes. */
@@ -80,6 +82,8 @@ export interface ContenderResult {
   /** Interquartile range over rounds, as a fraction of the median (a noise indicator). */
   readonly spread: number;
   readonly callsPerRound: number;
+  /** V8 heap bytes allocated per call (see {@link measureAllocation}); undefined until measured. */
+  bytesPerCall?: number;
 }
 
 export interface OpResult {
@@ -195,4 +199,43 @@ export async function runOp(op: Op, settings: Settings): Promise<OpResult> {
     };
   });
   return { op, results };
+}
+
+/** A full GC, for the allocation pass only (never before a timed batch; see the module comment). */
+let fullGc: (() => void) | undefined;
+function collectGarbage(): void {
+  if (fullGc === undefined) {
+    setFlagsFromString("--expose-gc");
+    fullGc = runInNewContext("gc") as () => void;
+  }
+  fullGc();
+}
+
+/**
+ * V8 heap bytes one call allocates, measured after the timing (so that the full GC it starts
+ * with cannot disturb a timed batch): heap growth over up to 10^5 calls (fewer for slow ops, about
+ * `ms` in all) plus what every GC during them freed, divided by the calls. Off-heap memory (the
+ * ArrayBuffer behind a new Uint8Array) is not counted; kafka-wire's encoders take theirs from a
+ * shared slab anyway.
+ */
+export async function measureAllocation(results: readonly OpResult[], ms: number): Promise<void> {
+  for (const { op, results: rs } of results) {
+    for (const r of rs) {
+      const c = op.contenders.find((x) => x.name === r.name)!;
+      const calls = Math.max(16, Math.min(100_000, Math.round((ms * 1e6) / Math.max(r.ns, 1))));
+      collectGarbage();
+      const profiler = new GCProfiler();
+      profiler.start();
+      const before = getHeapStatistics().used_heap_size;
+      let acc = 0;
+      if ("runAsync" in c) for (let i = 0; i < calls; i++) acc = (acc + (await c.runAsync())) | 0;
+      else for (let i = 0; i < calls; i++) acc = (acc + c.run()) | 0;
+      const after = getHeapStatistics().used_heap_size;
+      const gcs = profiler.stop()?.statistics ?? [];
+      checksumValue = (checksumValue + acc) | 0;
+      let freed = 0;
+      for (const g of gcs) freed += g.beforeGC.heapStatistics.usedHeapSize - g.afterGC.heapStatistics.usedHeapSize;
+      r.bytesPerCall = Math.max(0, (after - before + freed) / calls);
+    }
+  }
 }

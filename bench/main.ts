@@ -7,6 +7,9 @@
  *   npm run bench                      full run (~2 min on 2 cores), writes bench/results.md
  *   npm run bench -- --quick           smoke run (~20 s), prints only
  *   npm run bench -- --filter Metadata only ops whose name contains the text (case-insensitive)
+ *   npm run bench -- --baseline-rev a02f9cf   adds that revision's kafka-wire as a contender on
+ *                                      every kafka-wire op ("kafka-wire (baseline)", see baseline.ts)
+ *   npm run bench -- --baseline DIR    the same with a folder --baseline-rev prepared
  *
  * This is a program, not a test: nothing here asserts a timing. It fails (exit 1) only when a
  * contender does not produce or accept the same bytes, since the numbers would then mean nothing.
@@ -17,13 +20,16 @@ import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadCorpusCodecs, REPO_ROOT, SCHEMAS_DIR } from "./corpus.js";
-import { checksum, prewarm, runOp, type Op, type OpResult, type Settings } from "./harness.js";
-import { seedMessageOps, sharedOps } from "./ops.js";
+import { loadBaseline, prepareBaseline } from "./baseline.js";
+import { checksum, measureAllocation, prewarm, runOp, type Op, type OpResult, type Settings } from "./harness.js";
+import { CURRENT_SEEDS, seedMessageOps, sharedOps, type Builds } from "./ops.js";
 import { installedVersions } from "./peers.js";
 import { ratioTable, resultsTable } from "./report.js";
 
 const FULL: Settings = { rounds: 25, roundMs: 40, warmupMs: 100 };
 const QUICK: Settings = { rounds: 5, roundMs: 10, warmupMs: 25 };
+/** Time per contender of the allocation pass (see measureAllocation). */
+const ALLOCATION_MS = { full: 200, quick: 30 };
 
 function log(line: string): void {
   process.stderr.write(`${line}\n`);
@@ -36,14 +42,21 @@ async function main(): Promise<void> {
     options: {
       quick: { type: "boolean", default: false },
       filter: { type: "string" },
+      rounds: { type: "string" },
+      baseline: { type: "string" },
+      "baseline-rev": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
-    log("usage: npm run bench [-- --quick] [-- --filter TEXT]");
+    log("usage: npm run bench [-- --quick] [--filter TEXT] [--rounds N] [--baseline-rev REV | --baseline DIR]");
     return;
   }
-  const settings = values.quick ? QUICK : FULL;
+  let settings = values.quick ? QUICK : FULL;
+  if (values.rounds !== undefined) settings = { ...settings, rounds: Number(values.rounds) };
+  if (values.baseline !== undefined && values["baseline-rev"] !== undefined) {
+    throw new Error("give --baseline or --baseline-rev, not both");
+  }
 
   const t0 = performance.now();
   const corpus = await loadCorpusCodecs();
@@ -57,7 +70,19 @@ async function main(): Promise<void> {
     log(`generated the corpus codecs into bench/.generated/ in ${Math.round(performance.now() - t0)} ms`);
   }
 
-  let ops: Op[] = [...(corpus === null ? [] : sharedOps(corpus)), ...seedMessageOps()];
+  let baseline: Builds["baseline"] = null;
+  let baselineLabel: string | undefined;
+  const baselineDir =
+    values["baseline-rev"] !== undefined ? await prepareBaseline(values["baseline-rev"], log) : values.baseline;
+  if (baselineDir !== undefined) {
+    const loaded = await loadBaseline(baselineDir);
+    baselineLabel = loaded.label;
+    baseline = loaded.codecs;
+    log(`baseline: kafka-wire at ${baselineLabel} (${path.relative(process.cwd(), baselineDir)})`);
+  }
+
+  const builds: Builds = { current: { seeds: CURRENT_SEEDS, corpus }, baseline };
+  let ops: Op[] = [...(corpus === null ? [] : sharedOps(builds)), ...seedMessageOps(builds)];
   const filter = values.filter?.toLowerCase();
   if (filter !== undefined) ops = ops.filter((op) => op.name.toLowerCase().includes(filter));
   if (ops.length === 0) throw new Error(`no op matches --filter ${values.filter}`);
@@ -77,6 +102,9 @@ async function main(): Promise<void> {
     log(`[${i + 1}/${ops.length}] ${op.name}: ${summary}`);
   }
 
+  await measureAllocation(results, values.quick ? ALLOCATION_MS.quick : ALLOCATION_MS.full);
+  log("measured heap allocation per call");
+
   const seconds = (performance.now() - started) / 1e3;
   const versions = installedVersions(REPO_ROOT);
   const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
@@ -86,12 +114,18 @@ async function main(): Promise<void> {
     `- Node.js ${process.version} (V8 ${process.versions.v8}), TypeScript run through tsx`,
     `- Peers: @platformatic/kafka ${versions["@platformatic/kafka"]}, kafkajs ${versions["kafkajs"]}; harness: mitata ${versions["mitata"]} (warm-up/calibration) + interleaved rounds`,
     `- Settings: ${settings.rounds} interleaved rounds × ~${settings.roundMs} ms per contender, median of rounds${values.quick ? " (--quick)" : ""}${filter !== undefined ? `, --filter ${values.filter}` : ""}`,
+    ...(baselineLabel === undefined
+      ? []
+      : [
+          `- Baseline: "kafka-wire (baseline)" is this project at commit ${baselineLabel} (\`--baseline-rev\`), timed in the same rounds`,
+        ]),
     `- Total run time: ${seconds.toFixed(1)} s; process niceness ${os.getPriority()}; 1-minute load average ${loadBefore.toFixed(2)} at start, ${os.loadavg()[0]!.toFixed(2)} at end; checksum ${checksum()}`,
     ...notes.map((n) => `- Note: ${n}`),
   ].join("\n");
   const legend = [
     'ns/op and MB/s: median over rounds; MB/s is body bytes ÷ time. "vs fastest peer" and "vs memcpy" are time ratios',
     "(this row's ns ÷ the reference's ns; below 1× is faster). spread: ± half the interquartile range of the rounds.",
+    "heap B/op: V8 heap bytes allocated per call (heap growth plus what GCs freed, over up to 10^5 calls after the timing).",
   ].join("\n");
   const ratios = ratioTable(results);
   const output = [
@@ -103,16 +137,16 @@ async function main(): Promise<void> {
     "",
     resultsTable(results),
     "",
-    "## kafka-wire vs the peers",
+    "## kafka-wire vs the peers and the baseline",
     "",
     ...(ratios === null
-      ? ["No op with a peer was run."]
-      : ["How many times faster kafka-wire is (peer ns ÷ kafka-wire ns; below 1× means slower).", "", ratios]),
+      ? ["No op with a peer or a baseline was run."]
+      : ["How many times faster kafka-wire is (the other's ns ÷ kafka-wire's ns; below 1× means slower).", "", ratios]),
     "",
   ].join("\n");
   process.stdout.write(`\n${output}`);
 
-  if (!values.quick && filter === undefined) {
+  if (!values.quick && filter === undefined && values.rounds === undefined) {
     const file = path.join(REPO_ROOT, "bench", "results.md");
     await writeFile(file, `# kafka-wire benchmark results\n\nWritten by \`npm run bench\`.\n\n${output}`);
     log(`wrote ${path.relative(process.cwd(), file)}`);
