@@ -3199,3 +3199,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
     toJson: StreamsGroupDescribeResponse$toJson,
     fromJson: StreamsGroupDescribeResponse$fromJson,
   });
+// kafka-wire fingerprint 4cdf39ce23a0f9908fb9.1a6cbd2ecb6ee743439d

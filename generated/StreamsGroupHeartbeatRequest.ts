@@ -2962,3 +2962,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
     toJson: StreamsGroupHeartbeatRequest$toJson,
     fromJson: StreamsGroupHeartbeatRequest$fromJson,
   });
+// kafka-wire fingerprint edfe650d68db450c7541.77d8615dcde1efa0be92

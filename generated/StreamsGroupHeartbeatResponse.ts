@@ -1783,3 +1783,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
+// kafka-wire fingerprint f831bc527fe1e56c2fe8.a72bde5004c5828c3a82

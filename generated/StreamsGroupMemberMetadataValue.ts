@@ -745,3 +745,4 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
+// kafka-wire fingerprint 3c7a221ba2362edfcd5c.d57060034fda3a55b070

@@ -23,3 +23,4 @@ export const messages = {
 
 /** The name of a generated message. */
 export type MessageName = keyof typeof messages;
+// kafka-wire fingerprint c255e895fef377b9822c.7a2a42d52e42f5034c33
