@@ -80,25 +80,32 @@ const URL_CODES = /*@__PURE__*/ Array.from(URL, (c) => c.charCodeAt(0));
 const UUID_CODES: number[] = /*@__PURE__*/ new Array<number>(22).fill(0);
 
 /**
- * The last uuid converted, both ways. Requests by topic name carry the zero uuid again and again,
- * and responses repeat a topic's id for each of its entries: a 16-byte compare or a string compare
- * is cheaper than converting.
+ * Uuids already converted, both ways: a client sees the same few topic ids again and again (every
+ * heartbeat's assignment, every metadata response, requests by name with the zero uuid), and
+ * finding one here is cheaper than converting it, and allocates nothing. Direct-mapped, 256
+ * slots each way; a slot holds one uuid as its 16 bytes and its string, always a correct pair
+ * (strings are immutable and the bytes are copies), so a hit returns exactly what converting
+ * would. Bounded (about 30 KB in all) and invisible to callers.
  */
-let lastText = "AAAAAAAAAAAAAAAAAAAAAA";
-let lastBytes = /*@__PURE__*/ new Uint8Array(16);
-/** Where a string is decoded before it becomes the memo: a rejected one must leave no trace. */
-let spareBytes = /*@__PURE__*/ new Uint8Array(16);
+const SLOTS = 256;
+/** Decoding: slot → 16 bytes, and the string for them (undefined: empty). */
+const decodedBytes = /*@__PURE__*/ new Uint8Array(SLOTS * 16);
+const decodedText: (string | undefined)[] = /*@__PURE__*/ new Array<string | undefined>(SLOTS).fill(undefined);
+/** Encoding: slot → a string known to be valid, and its 16 bytes. */
+const encodedText: (string | undefined)[] = /*@__PURE__*/ new Array<string | undefined>(SLOTS).fill(undefined);
+const encodedBytes = /*@__PURE__*/ new Uint8Array(SLOTS * 16);
 
 /** Kafka's `Uuid.toString()` of 16 bytes at `offset`: URL-safe base64 without padding, 22 characters. */
 export function uuidToString(buf: Uint8Array, offset: number): string {
-  let same = true;
-  for (let i = 0; i < 16; i++) {
-    if (buf[offset + i] !== lastBytes[i]) {
-      same = false;
-      break;
-    }
+  // Uuids are random (v4) or zero: two of their bytes pick a slot well enough.
+  const slot = (buf[offset]! ^ buf[offset + 9]!) & (SLOTS - 1);
+  const cached = decodedText[slot];
+  if (cached !== undefined) {
+    const base = slot * 16;
+    let i = 0;
+    while (i < 16 && buf[offset + i] === decodedBytes[base + i]) i++;
+    if (i === 16) return cached;
   }
-  if (same) return lastText;
   const codes = UUID_CODES;
   let o = 0;
   for (let i = offset; i < offset + 15; i += 3) {
@@ -112,10 +119,18 @@ export function uuidToString(buf: Uint8Array, offset: number): string {
   codes[20] = URL_CODES[last >> 2]!;
   codes[21] = URL_CODES[(last & 3) << 4]!;
   const text = String.fromCharCode.apply(null, codes);
-  for (let i = 0; i < 16; i++) lastBytes[i] = buf[offset + i]!;
-  lastText = text;
+  decodedBytes.set(buf.subarray(offset, offset + 16), slot * 16);
+  decodedText[slot] = text;
   return text;
 }
+
+/** The slot of a uuid string: from three of its characters (each carries six random bits). */
+function textSlot(text: string): number {
+  return (text.charCodeAt(0) ^ (text.charCodeAt(7) << 2) ^ (text.charCodeAt(13) << 4)) & (SLOTS - 1);
+}
+
+/** Where a string is decoded before it is known to be valid: a rejected one must leave no trace. */
+const scratch = /*@__PURE__*/ new Uint8Array(16);
 
 /**
  * Writes the 16 bytes of a uuid in Kafka's string form at `offset` (no allocation); false, with
@@ -123,42 +138,49 @@ export function uuidToString(buf: Uint8Array, offset: number): string {
  * one carries only two bits).
  */
 export function writeUuid(buf: Uint8Array, offset: number, text: string): boolean {
-  if (text !== lastText) {
-    if (typeof text !== "string" || text.length !== 22) return false;
-    const rev = URL_REV;
-    const out = spareBytes;
-    // One pass: valid sextets are 0..63, a character outside the alphabet maps to -1 and a
-    // non-ASCII one keeps bits above 0x7f, so OR-ing them all leaves bits above 63 for any error.
-    let bad = 0;
-    let o = 0;
-    for (let i = 0; i < 20; i += 4) {
-      const c0 = text.charCodeAt(i);
-      const c1 = text.charCodeAt(i + 1);
-      const c2 = text.charCodeAt(i + 2);
-      const c3 = text.charCodeAt(i + 3);
-      const a = rev[c0 & 0x7f]!;
-      const b = rev[c1 & 0x7f]!;
-      const c = rev[c2 & 0x7f]!;
-      const d = rev[c3 & 0x7f]!;
-      bad |= a | b | c | d | ((c0 | c1 | c2 | c3) & ~0x7f);
-      const v = (a << 18) | (b << 12) | (c << 6) | d;
-      out[o++] = v >> 16;
-      out[o++] = v >> 8;
-      out[o++] = v;
-    }
-    const c20 = text.charCodeAt(20);
-    const c21 = text.charCodeAt(21);
-    const y = rev[c20 & 0x7f]!;
-    const z = rev[c21 & 0x7f]!;
-    bad |= y | z | ((c20 | c21) & ~0x7f);
-    out[15] = (y << 2) | (z >> 4);
-    // The last character carries two bits: its low four must be zero (canonical form).
-    if ((bad & ~63) !== 0 || (z & 15) !== 0) return false;
-    spareBytes = lastBytes;
-    lastBytes = out;
-    lastText = text;
+  if (typeof text !== "string" || text.length !== 22) return false;
+  const slot = textSlot(text);
+  if (encodedText[slot] === text) {
+    const base = slot * 16;
+    for (let i = 0; i < 16; i++) buf[offset + i] = encodedBytes[base + i]!;
+    return true;
   }
-  for (let i = 0; i < 16; i++) buf[offset + i] = lastBytes[i]!;
+  const rev = URL_REV;
+  const out = scratch;
+  // One pass: valid sextets are 0..63, a character outside the alphabet maps to -1 and a
+  // non-ASCII one keeps bits above 0x7f, so OR-ing them all leaves bits above 63 for any error.
+  let bad = 0;
+  let o = 0;
+  for (let i = 0; i < 20; i += 4) {
+    const c0 = text.charCodeAt(i);
+    const c1 = text.charCodeAt(i + 1);
+    const c2 = text.charCodeAt(i + 2);
+    const c3 = text.charCodeAt(i + 3);
+    const a = rev[c0 & 0x7f]!;
+    const b = rev[c1 & 0x7f]!;
+    const c = rev[c2 & 0x7f]!;
+    const d = rev[c3 & 0x7f]!;
+    bad |= a | b | c | d | ((c0 | c1 | c2 | c3) & ~0x7f);
+    const v = (a << 18) | (b << 12) | (c << 6) | d;
+    out[o++] = v >> 16;
+    out[o++] = v >> 8;
+    out[o++] = v;
+  }
+  const c20 = text.charCodeAt(20);
+  const c21 = text.charCodeAt(21);
+  const y = rev[c20 & 0x7f]!;
+  const z = rev[c21 & 0x7f]!;
+  bad |= y | z | ((c20 | c21) & ~0x7f);
+  out[15] = (y << 2) | (z >> 4);
+  // The last character carries two bits: its low four must be zero (canonical form).
+  if ((bad & ~63) !== 0 || (z & 15) !== 0) return false;
+  const base = slot * 16;
+  for (let i = 0; i < 16; i++) {
+    const b = out[i]!;
+    buf[offset + i] = b;
+    encodedBytes[base + i] = b;
+  }
+  encodedText[slot] = text;
   return true;
 }
 

@@ -3,6 +3,7 @@
  * per-message functions so that version checks, allocation and framing rules live in one place.
  */
 
+import { setAsciiSizing } from "./ascii.js";
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 import { parseJson } from "./json.js";
 import { Reader, type DecodeOptions } from "./reader.js";
@@ -165,6 +166,43 @@ function checkSize(def: MessageDefinition<unknown>, size: number): number {
 }
 
 /**
+ * `encode`'s first try (see ascii.ts): every string measured by its `.length` and written as
+ * ASCII. Null when a string is not ASCII or anything fails; the caller then encodes exactly, which
+ * reports any error as the exact passes find it. Works with any generated code: only the runtime's
+ * string functions change behaviour in this mode.
+ */
+function encodeAscii<T>(def: MessageDefinition<T>, message: T, version: number): Uint8Array | null {
+  const was = setAsciiSizing(true);
+  try {
+    const lens: number[] = [];
+    const size = def.size(message, version, lens);
+    if (size > 0x7fffffff) return null; // refused by the exact pass, with its error
+    const out = allocate(size);
+    const w = new Writer(out, 0, lens, true);
+    def.write(w, message, version);
+    return w.pos === size && w.li === lens.length ? out : null;
+  } catch {
+    return null;
+  } finally {
+    setAsciiSizing(was);
+  }
+}
+
+/**
+ * The exact size pass: strings measured in UTF-8 bytes, their lengths recorded in `lens`. ASCII
+ * sizing is switched off for it even inside an `encode`'s first try (a getter on the message may
+ * call another codec).
+ */
+function measure<T>(def: MessageDefinition<T>, message: T, version: number, lens: number[]): number {
+  const was = setAsciiSizing(false);
+  try {
+    return checkSize(def as MessageDefinition<unknown>, def.size(message, version, lens));
+  } finally {
+    setAsciiSizing(was);
+  }
+}
+
+/**
  * Builds the public codec from a generated definition.
  * @internal
  */
@@ -179,8 +217,10 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     encode(message, version) {
       checkVersion(untyped, version, false);
       checkMessage(untyped, message);
+      const ascii = encodeAscii(def, message, version);
+      if (ascii !== null) return ascii;
       const lens: number[] = [];
-      const size = checkSize(untyped, def.size(message, version, lens));
+      const size = measure(def, message, version, lens);
       const out = allocate(size);
       const w = new Writer(out, 0, lens);
       def.write(w, message, version);
@@ -201,7 +241,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       }
       checkMessage(untyped, message);
       const lens: number[] = [];
-      const size = checkSize(untyped, def.size(message, version, lens));
+      const size = measure(def, message, version, lens);
       if (target.length - offset < size) {
         throw new KafkaEncodeError(
           "BUFFER_TOO_SMALL",
@@ -219,7 +259,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       checkVersion(untyped, version, false);
       checkMessage(untyped, message);
       const lens: number[] = [];
-      const size = checkSize(untyped, def.size(message, version, lens));
+      const size = measure(def, message, version, lens);
       return {
         size,
         writeTo(target, offset) {
@@ -241,7 +281,7 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     size(message, version) {
       checkVersion(untyped, version, false);
       checkMessage(untyped, message);
-      return checkSize(untyped, def.size(message, version, []));
+      return measure(def, message, version, []);
     },
     decode(bytes, version, options) {
       checkVersion(untyped, version, true);

@@ -4,6 +4,8 @@
  * `offset` where it happened.
  */
 
+import { NOT_ASCII } from "./ascii.js";
+
 /** Stable error codes; match on these, not on message text. */
 export type KafkaWireErrorCode =
   /** Fewer bytes remain than the field needs (a truncated or lying length). */
@@ -143,6 +145,8 @@ export function withPath(
   offset: number,
   decoding: boolean,
 ): KafkaWireError {
+  // Not an error: the codec's request to encode again exactly (see NOT_ASCII); passed on as it is.
+  if (error === NOT_ASCII) return error as unknown as KafkaWireError;
   let e: KafkaWireError;
   if (error instanceof KafkaWireError) {
     e = error;

@@ -10,6 +10,7 @@
  * (compact types and tagged fields).
  */
 
+import { asciiSizing, NOT_ASCII } from "./ascii.js";
 import { KafkaEncodeError } from "./errors.js";
 import { writeUuid } from "./base64.js";
 import { utf8Length, writeUtf8 } from "./utf8.js";
@@ -62,8 +63,15 @@ function checkedUtf8Length(s: unknown): number {
   return len;
 }
 
-/** Size of a non-nullable compact string (flexible versions); records its UTF-8 length in `lens`. */
+/**
+ * Size of a non-nullable compact string (flexible versions); records its UTF-8 length in `lens`
+ * (with {@link asciiSizing}: takes its `.length` and records nothing).
+ */
 export function sizeCompactString(s: string, lens: number[]): number {
+  if (asciiSizing && typeof s === "string" && s.length <= MAX_STRING_BYTES) {
+    const n = s.length;
+    return n < 0x7f ? n + 1 : uvarintSize(n + 1) + n;
+  }
   if (s == null) throw nullNotAllowed(s);
   const len = checkedUtf8Length(s);
   lens.push(len);
@@ -76,8 +84,9 @@ export function sizeCompactNullableString(s: string | null, lens: number[]): num
   return sizeCompactString(s, lens);
 }
 
-/** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens`. */
+/** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens` (as {@link sizeCompactString}). */
 export function sizeString(s: string, lens: number[]): number {
+  if (asciiSizing && typeof s === "string" && s.length <= MAX_STRING_BYTES) return 2 + s.length;
   if (s == null) throw nullNotAllowed(s);
   const len = checkedUtf8Length(s);
   lens.push(len);
@@ -213,11 +222,33 @@ export class Writer {
   readonly lens: number[];
   /** Index in `lens` of the next recorded length. */
   li = 0;
+  /**
+   * ASCII mode (see ascii.ts): strings were measured by `.length` and recorded nothing; each is
+   * written one byte per UTF-16 unit, and one with a unit above 0x7f throws `NOT_ASCII`.
+   */
+  readonly ascii: boolean;
 
-  constructor(buf: Uint8Array, offset: number, lens: number[]) {
+  constructor(buf: Uint8Array, offset: number, lens: number[], ascii = false) {
     this.buf = buf;
     this.pos = offset;
     this.lens = lens;
+    this.ascii = ascii;
+  }
+
+  /** ASCII mode: `s`'s units at `p`, one byte each; returns the offset after them. @throws NOT_ASCII */
+  private asciiAt(p: number, s: string): number {
+    const buf = this.buf;
+    const n = s.length;
+    // OR-ing every unit tests them all with one branch; a non-ASCII unit's truncated byte is
+    // harmless, since the message is then written again.
+    let all = 0;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      all |= c;
+      buf[p + i] = c;
+    }
+    if (all > 0x7f) throw NOT_ASCII;
+    return p + n;
   }
 
   private view(): DataView {
@@ -368,6 +399,18 @@ export class Writer {
 
   /** A compact string whose length the size pass recorded. */
   compactString(s: string): void {
+    if (this.ascii) {
+      const n = s.length;
+      if (n < 0x7f) {
+        const p = this.pos;
+        this.buf[p] = n + 1;
+        this.pos = this.asciiAt(p + 1, s);
+      } else {
+        this.uvarint(n + 1);
+        this.pos = this.asciiAt(this.pos, s);
+      }
+      return;
+    }
     const len = this.lens[this.li++]!;
     if (len < 0x7f) {
       // A length prefix of one byte: most strings.
@@ -388,10 +431,10 @@ export class Writer {
 
   /** A classic string (int16 length) whose length the size pass recorded. */
   string(s: string): void {
-    const len = this.lens[this.li++]!;
+    const len = this.ascii ? s.length : this.lens[this.li++]!;
     this.buf[this.pos++] = len >> 8;
     this.buf[this.pos++] = len;
-    this.pos = writeUtf8(this.buf, this.pos, s, len);
+    this.pos = this.ascii ? this.asciiAt(this.pos, s) : writeUtf8(this.buf, this.pos, s, len);
   }
 
   /** A classic nullable string: int16 -1 (`ff ff`) for null, else as {@link Writer.string}. */

@@ -155,7 +155,7 @@ describe("standard base64 (bytes in JSON)", () => {
   });
 });
 
-describe("the last-uuid memo", () => {
+describe("the uuid memo", () => {
   it("keeps no trace of a rejected uuid", () => {
     const zero = new Uint8Array(16);
     const out = new Uint8Array(16).fill(0xee);
@@ -181,5 +181,27 @@ describe("the last-uuid memo", () => {
     expect([...out]).toEqual([...a]);
     expect(writeUuid(out, 0, tb)).toBe(true);
     expect([...out]).toEqual([...b]);
+  });
+});
+
+describe("the uuid memo under collisions", () => {
+  it("returns exactly what converting returns, for many uuids sharing its 256 slots, in any order", () => {
+    // Node's base64url of the 16 bytes is Kafka's form (no padding): an independent reference.
+    const reference = (b: Uint8Array): string => Buffer.from(b).toString("base64url");
+    let seed = 12345;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 24;
+    const uuids = Array.from({ length: 2000 }, () => Uint8Array.from({ length: 16 }, next));
+    // Some share the bytes that pick a slot (0 and 9) and differ elsewhere.
+    for (let k = 0; k < 50; k++) uuids.push(Uint8Array.from(uuids[k]!).fill(k, 1, 9));
+    const out = new Uint8Array(16);
+    for (const order of [uuids, [...uuids].reverse(), uuids]) {
+      for (const u of order) {
+        const text = uuidToString(u, 0);
+        expect(text).toBe(reference(u));
+        out.fill(0);
+        expect(writeUuid(out, 0, text)).toBe(true);
+        expect(out).toEqual(u);
+      }
+    }
   });
 });
