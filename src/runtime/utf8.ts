@@ -5,11 +5,11 @@
 
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 
-/** Below this many UTF-16 units a JavaScript loop beats a TextEncoder/TextDecoder call. */
+/** Below this many UTF-16 units a JavaScript loop beats a TextEncoder call. */
 const SHORT_STRING = 32;
 
 /** One reusable array per short length, for building ASCII strings without allocating. */
-const SCRATCH: number[][] = /*@__PURE__*/ Array.from({ length: SHORT_STRING }, (_, n) => new Array<number>(n).fill(0));
+const SCRATCH: number[][] = /*@__PURE__*/ Array.from({ length: 64 }, (_, n) => new Array<number>(n).fill(0));
 
 const encoder = /*@__PURE__*/ new TextEncoder();
 const lenientDecoder = /*@__PURE__*/ new TextDecoder("utf-8", { fatal: false, ignoreBOM: true });
@@ -86,23 +86,90 @@ export function writeUtf8(buf: Uint8Array, offset: number, s: string, byteLength
   return offset + byteLength;
 }
 
+const fromCharCode = String.fromCharCode;
+
+/** Below this many bytes, an all-ASCII string is built in JavaScript (no TextDecoder call). */
+const SHORT_ASCII = 64;
+
+/**
+ * ASCII strings of 9..63 bytes decoded before, direct-mapped by a hash of their bytes. A slot
+ * holds a string, whose characters are compared with the bytes before it is returned: a hit is
+ * exactly the string decoding would build (strings are immutable values, so sharing one is
+ * invisible). At most 1024 × 63 characters are kept.
+ */
+const STRING_SLOTS = 1024;
+const stringSlots: string[] = /*@__PURE__*/ new Array<string>(STRING_SLOTS).fill("");
+
 /**
  * Decodes `length` bytes at `offset`. Malformed sequences become U+FFFD, as Java's
  * `new String(bytes, UTF_8)` does, unless `strict`.
  * @throws KafkaDecodeError `INVALID_STRING` when `strict` and the bytes are not valid UTF-8.
  */
 export function readUtf8(buf: Uint8Array, offset: number, length: number, strict: boolean): string {
-  if (length < SHORT_STRING) {
-    // ASCII: each byte is its own UTF-16 unit. Copying into a reused array of the exact length
-    // and one fromCharCode call beats both TextDecoder and string concatenation here.
-    const codes = SCRATCH[length]!;
-    let i = 0;
-    for (; i < length; i++) {
-      const b = buf[offset + i]!;
-      if (b >= 0x80) break;
-      codes[i] = b;
+  if (length <= 8) {
+    // The shortest strings (ids, "0".."9", short names): one fromCharCode call with a fixed
+    // number of arguments, after one test of all bytes at once.
+    const o = offset;
+    let all = 0;
+    for (let i = 0; i < length; i++) all |= buf[o + i]!;
+    if (all < 0x80) {
+      switch (length) {
+        case 0:
+          return "";
+        case 1:
+          return fromCharCode(buf[o]!);
+        case 2:
+          return fromCharCode(buf[o]!, buf[o + 1]!);
+        case 3:
+          return fromCharCode(buf[o]!, buf[o + 1]!, buf[o + 2]!);
+        case 4:
+          return fromCharCode(buf[o]!, buf[o + 1]!, buf[o + 2]!, buf[o + 3]!);
+        case 5:
+          return fromCharCode(buf[o]!, buf[o + 1]!, buf[o + 2]!, buf[o + 3]!, buf[o + 4]!);
+        case 6:
+          return fromCharCode(buf[o]!, buf[o + 1]!, buf[o + 2]!, buf[o + 3]!, buf[o + 4]!, buf[o + 5]!);
+        case 7:
+          return fromCharCode(buf[o]!, buf[o + 1]!, buf[o + 2]!, buf[o + 3]!, buf[o + 4]!, buf[o + 5]!, buf[o + 6]!);
+        default:
+          return fromCharCode(
+            buf[o]!,
+            buf[o + 1]!,
+            buf[o + 2]!,
+            buf[o + 3]!,
+            buf[o + 4]!,
+            buf[o + 5]!,
+            buf[o + 6]!,
+            buf[o + 7]!,
+          );
+      }
     }
-    if (i === length) return String.fromCharCode.apply(null, codes);
+  } else if (length < SHORT_ASCII) {
+    // One pass: all bytes tested at once (ASCII?) and hashed, to look the string up among those
+    // decoded before. Kafka messages repeat their strings (member ids, topic names, hosts) in
+    // every response; a hit costs a compare and allocates nothing.
+    let all = 0;
+    let h = length;
+    for (let i = offset; i < offset + length; i++) {
+      const b = buf[i]!;
+      all |= b;
+      h = (Math.imul(h, 31) + b) | 0;
+    }
+    if (all < 0x80) {
+      const slot = (h ^ (h >>> 10)) & (STRING_SLOTS - 1);
+      const cached = stringSlots[slot]!;
+      if (cached.length === length) {
+        let i = 0;
+        while (i < length && cached.charCodeAt(i) === buf[offset + i]) i++;
+        if (i === length) return cached;
+      }
+      // ASCII: each byte is its own UTF-16 unit. Copying into a reused array of the exact
+      // length and one fromCharCode call beats both TextDecoder and string concatenation here.
+      const codes = SCRATCH[length]!;
+      for (let i = 0; i < length; i++) codes[i] = buf[offset + i]!;
+      const text: string = fromCharCode.apply(null, codes);
+      stringSlots[slot] = text;
+      return text;
+    }
   }
   const bytes = buf.subarray(offset, offset + length);
   if (!strict) return lenientDecoder.decode(bytes);

@@ -402,3 +402,31 @@ describe("Kafka's 32767-byte string limit", () => {
     expectError(() => new Reader(bytes("aa 82 80 02"), 1).compactString(), KafkaDecodeError, "STRING_TOO_LONG", 1);
   });
 });
+
+describe("the decoded-string memo", () => {
+  it("returns exactly what decoding returns, for many strings sharing its slots, in any order", () => {
+    const reference = new TextDecoder();
+    let seed = 7;
+    const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 16;
+    const samples: Uint8Array[] = [];
+    for (let k = 0; k < 3000; k++) {
+      const n = 1 + (next() % 70); // short, memoized (9..63) and long lengths
+      samples.push(Uint8Array.from({ length: n }, () => 0x20 + (next() % 95)));
+    }
+    // Same length, one byte apart (the same slot is likely, the compare must catch it).
+    for (let k = 0; k < 200; k++) {
+      const copy = Uint8Array.from(samples[k]!);
+      copy[copy.length - 1] = copy[copy.length - 1] === 0x41 ? 0x42 : 0x41;
+      samples.push(copy);
+    }
+    // A non-ASCII byte: never memoized, decoded as UTF-8 (here a lone continuation byte, U+FFFD).
+    samples.push(Uint8Array.from([...Array(20).fill(0x61), 0x80]));
+    for (const order of [samples, [...samples].reverse(), samples]) {
+      for (const b of order) {
+        const padded = new Uint8Array(b.length + 3);
+        padded.set(b, 3);
+        expect(readUtf8(padded, 3, b.length, false)).toBe(reference.decode(b));
+      }
+    }
+  });
+});
