@@ -185,7 +185,7 @@ describe("the uuid memo", () => {
 });
 
 describe("the uuid memo under collisions", () => {
-  it("returns exactly what converting returns, for many uuids sharing its 256 slots, in any order", () => {
+  it("returns exactly what converting returns, for many uuids sharing its 1024 slots, in any order", () => {
     // Node's base64url of the 16 bytes is Kafka's form (no padding): an independent reference.
     const reference = (b: Uint8Array): string => Buffer.from(b).toString("base64url");
     let seed = 12345;
