@@ -389,6 +389,14 @@ export class Reader {
    */
   compactArrayLength(minElementSize: number): number {
     const at = this.pos;
+    // A one-byte count (below 127 elements) that the remaining bytes can hold: most arrays.
+    if (at < this.end) {
+      const b = this.buf[at]!;
+      if (b > 0 && b < 0x80 && (b - 1) * minElementSize <= this.end - at - 1) {
+        this.pos = at + 1;
+        return b - 1;
+      }
+    }
     const n = this.compactLength();
     if (n === 0) throw this.nullError(at);
     this.checkLength(n - 1, at, minElementSize);
@@ -398,6 +406,13 @@ export class Reader {
   /** A nullable compact array's element count, -1 for null. */
   compactNullableArrayLength(minElementSize: number): number {
     const at = this.pos;
+    if (at < this.end) {
+      const b = this.buf[at]!;
+      if (b < 0x80 && (b - 1) * minElementSize <= this.end - at - 1) {
+        this.pos = at + 1;
+        return b - 1; // -1 for null (00)
+      }
+    }
     const n = this.compactLength();
     if (n === 0) return -1;
     this.checkLength(n - 1, at, minElementSize);
