@@ -5,6 +5,7 @@
  *   runtime and each codec exist once and are shared by every entry:
  *   - `dist/index`            ← `src/index.ts` (package root: every codec + `messages` + errors)
  *   - `dist/runtime`          ← `src/runtime/index.ts` (`kafka-wire/runtime`)
+ *   - `dist/records`          ← `src/records/index.ts` (`kafka-wire/records`: record batches)
  *   - `dist/messages/<Name>`  ← `generated/<Name>.ts` (`kafka-wire/messages/<Name>`: one codec
  *     and its struct types, without the other codecs)
  * - CLI, ESM only: `dist/cli.js` ← `src/cli.ts`, starting `#!/usr/bin/env node` (package `bin`).
@@ -52,7 +53,12 @@ export default defineConfig((overrides): Options[] => {
   if (overrides.watch === undefined || overrides.watch === false) rmSync("dist", { recursive: true, force: true });
 
   const library: Options = {
-    entry: { index: "src/index.ts", runtime: "src/runtime/index.ts", ...messageEntries() },
+    entry: {
+      index: "src/index.ts",
+      runtime: "src/runtime/index.ts",
+      records: "src/records/index.ts",
+      ...messageEntries(),
+    },
     format: ["esm", "cjs"],
     platform: "neutral",
     target: "es2022",
