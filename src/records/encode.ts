@@ -28,7 +28,7 @@ export interface RecordInit {
   readonly offsetDelta?: number;
   /** Absolute timestamp in ms (int64). Default: the batch's baseTimestamp (then the current time). */
   readonly timestamp?: bigint | number;
-  /** Instead of `timestamp`: the stored delta to baseTimestamp (int64). */
+  /** Instead of `timestamp`: the stored delta to baseTimestamp (int64); wins when both are given (as in decoded records, so they re-encode as stored). */
   readonly timestampDelta?: bigint | number;
   /** null (default) or bytes/text. */
   readonly key?: BytesInit | null;
@@ -221,7 +221,6 @@ function prepare(init: RecordBatchInit, options: EncodeRecordBatchOptions): Prep
     let timestampDelta: number | bigint;
     let timestamp: bigint | number;
     if (r.timestampDelta !== undefined) {
-      if (r.timestamp !== undefined) fail("give timestamp or timestampDelta, not both", path);
       const d = r.timestampDelta;
       if (typeof d === "number" && Number.isSafeInteger(d) && baseSafe) {
         timestampDelta = d;
