@@ -223,7 +223,9 @@ describeShared("records with a real peer: kcat (librdkafka 2.0.2) and its mock c
           },
           { codecs },
         );
-        expect((decodeRecords(batch, { codecs }) as { batches: RecordBatch[] }).batches[0]!.compression).toBe(codec);
+        expect(
+          (decodeRecords(batch, { codecs }) as unknown as { batches: RecordBatch[] }).batches[0]!.compression,
+        ).toBe(codec);
         const { body } = await client!.call<{ responses: { partitionResponses: { errorCode: number }[] }[] }>(
           PRODUCE,
           PRODUCE_VERSION,

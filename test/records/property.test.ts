@@ -60,12 +60,14 @@ const batchArb = fc.record({
   records: fc.array(recordArb, { minLength: 1, maxLength: 12 }),
 });
 
+type BatchValue = typeof batchArb extends fc.Arbitrary<infer T> ? T : never;
+
 /** Byte equality without vitest's element-by-element diffing (values reach 80 KB). */
 function same(a: Uint8Array | null, b: Uint8Array | null): boolean {
   return a === null || b === null ? a === b : Buffer.from(a.buffer, a.byteOffset, a.length).equals(b);
 }
 
-function toInit(b: fc.GenValue<typeof batchArb>, compression: Compression): RecordBatchInit {
+function toInit(b: BatchValue, compression: Compression): RecordBatchInit {
   let offsetDelta = -1;
   let timestamp = b.baseTimestamp;
   const records = b.records.map((r, i) => {

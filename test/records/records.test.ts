@@ -332,7 +332,7 @@ describe("record sets", () => {
 
   it("a CRC mismatch names the batch; verifyCrc: false reads on", () => {
     const bad = both.slice();
-    bad[a.length + 70] ^= 1; // inside the second batch's first record (its key)
+    bad[a.length + 70] = bad[a.length + 70]! ^ 1; // inside the second batch's first record (its key)
     expect(() => decodeRecords(bad)).toThrow(
       expect.objectContaining({
         code: "CRC_MISMATCH",
