@@ -109,7 +109,7 @@ export interface RecordsLimits {
   readonly msPerByte: number;
 }
 
-export const RECORDS_LIMITS: RecordsLimits = { msBase: 250, msPerByte: 0.01 };
+export const RECORDS_LIMITS: RecordsLimits = { msBase: 1000, msPerByte: 0.02 };
 
 /** Output bytes of the decompressions of one decode. */
 const sum = (a: readonly number[]) => a.reduce((x, n) => x + n, 0);
