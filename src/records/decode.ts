@@ -116,22 +116,66 @@ function recordsError(
 // Magic 2
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A magic-2 record. The decode pass validates every field but keeps only positions: key, value
+ * and headers are made (views, strings) on first access, offset and timestamp computed on access,
+ * so a consumer pays only for what it reads.
+ */
 class Record implements DefaultRecord {
   readonly #batch: Batch;
+  readonly #buf: Uint8Array;
   readonly #timestampDelta: number | bigint;
+  readonly #keyAt: number;
+  readonly #keyLength: number;
+  readonly #valueAt: number;
+  readonly #valueLength: number;
+  readonly #headersAt: number;
+  readonly #headerCount: number;
+  #key: Uint8Array | null | undefined = undefined;
+  #value: Uint8Array | null | undefined = undefined;
+  #headers: RecordHeader[] | undefined = undefined;
   constructor(
     batch: Batch,
+    buf: Uint8Array,
     readonly offsetDelta: number,
     timestampDelta: number | bigint,
     readonly attributes: number,
     readonly sizeInBytes: number,
-    readonly key: Uint8Array | null,
-    readonly value: Uint8Array | null,
-    readonly headers: RecordHeader[],
+    keyAt: number,
+    keyLength: number,
+    valueAt: number,
+    valueLength: number,
+    headersAt: number,
+    headerCount: number,
     readonly control: ControlRecord | undefined,
   ) {
     this.#batch = batch;
+    this.#buf = buf;
     this.#timestampDelta = timestampDelta;
+    this.#keyAt = keyAt;
+    this.#keyLength = keyLength;
+    this.#valueAt = valueAt;
+    this.#valueLength = valueLength;
+    this.#headersAt = headersAt;
+    this.#headerCount = headerCount;
+  }
+
+  get key(): Uint8Array | null {
+    if (this.#key === undefined) {
+      this.#key = this.#keyLength < 0 ? null : this.#buf.subarray(this.#keyAt, this.#keyAt + this.#keyLength);
+    }
+    return this.#key;
+  }
+
+  get value(): Uint8Array | null {
+    if (this.#value === undefined) {
+      this.#value = this.#valueLength < 0 ? null : this.#buf.subarray(this.#valueAt, this.#valueAt + this.#valueLength);
+    }
+    return this.#value;
+  }
+
+  get headers(): readonly RecordHeader[] {
+    return (this.#headers ??= readHeaders(this.#buf, this.#headersAt, this.#headerCount));
   }
 
   get offset(): bigint {
@@ -151,6 +195,34 @@ class Record implements DefaultRecord {
   get sequence(): number {
     const base = this.#batch.baseSequence;
     return base === -1 ? -1 : incrementSequence(base, this.offsetDelta);
+  }
+}
+
+/** Headers whose bytes the decode pass has validated (so no checks here; any negative value length is null, as lenient reads it). */
+function readHeaders(buf: Uint8Array, p: number, count: number): RecordHeader[] {
+  const headers = new Array<RecordHeader>(count);
+  for (let h = 0; h < count; h++) {
+    const keyLength = varint(buf, p, buf.length, false);
+    p = cursor.next;
+    const key = readUtf8(buf, p, keyLength, false);
+    p += keyLength;
+    const valueLength = varint(buf, p, buf.length, false);
+    p = cursor.next;
+    let value: Uint8Array | null = null;
+    if (valueLength >= 0) value = buf.subarray(p, (p += valueLength));
+    headers[h] = { key, value };
+  }
+  return headers;
+}
+
+/** Checks that `buf[p..p+n)` is UTF-8 (ASCII fast path; the platform's strict decoder otherwise). */
+function checkUtf8(buf: Uint8Array, p: number, n: number): void {
+  const end = p + n;
+  for (let i = p; i < end; i++) {
+    if (buf[i]! >= 0x80) {
+      readUtf8(buf, p, n, true);
+      return;
+    }
   }
 }
 
@@ -356,24 +428,28 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
       }
     }
     const keyAt = p;
-    const keyLength = varint(buf, p, bodyEnd, strict);
+    let keyLength = varint(buf, p, bodyEnd, strict);
     p = cursor.next;
-    let key: Uint8Array | null = null;
+    const keyStart = p;
     if (keyLength >= 0) {
       if (keyLength > bodyEnd - p) throw lengthPast("key", keyLength, bodyEnd - p, keyAt);
-      key = buf.subarray(p, (p += keyLength));
+      p += keyLength;
     } else if (strict && keyLength !== -1) {
       throw negativeLength("key", keyLength, keyAt);
+    } else {
+      keyLength = -1;
     }
     const valueAt = p;
-    const valueLength = varint(buf, p, bodyEnd, strict);
+    let valueLength = varint(buf, p, bodyEnd, strict);
     p = cursor.next;
-    let value: Uint8Array | null = null;
+    const valueStart = p;
     if (valueLength >= 0) {
       if (valueLength > bodyEnd - p) throw lengthPast("value", valueLength, bodyEnd - p, valueAt);
-      value = buf.subarray(p, (p += valueLength));
+      p += valueLength;
     } else if (strict && valueLength !== -1) {
       throw negativeLength("value", valueLength, valueAt);
+    } else {
+      valueLength = -1;
     }
     const headerCountAt = p;
     const headerCount = varint(buf, p, bodyEnd, strict);
@@ -385,26 +461,24 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
         headerCountAt,
       );
     }
-    const headers = new Array<RecordHeader>(headerCount);
+    const headersAt = p;
     for (let h = 0; h < headerCount; h++) {
       const hkAt = p;
       const hkLength = varint(buf, p, bodyEnd, strict);
       p = cursor.next;
       if (hkLength < 0) throw new KafkaDecodeError("CORRUPT_RECORD", `header key length ${hkLength} is negative`, hkAt);
       if (hkLength > bodyEnd - p) throw lengthPast("header key", hkLength, bodyEnd - p, hkAt);
-      const hKey = readUtf8(buf, p, hkLength, strict);
+      if (strict) checkUtf8(buf, p, hkLength);
       p += hkLength;
       const hvAt = p;
       const hvLength = varint(buf, p, bodyEnd, strict);
       p = cursor.next;
-      let hValue: Uint8Array | null = null;
       if (hvLength >= 0) {
         if (hvLength > bodyEnd - p) throw lengthPast("header value", hvLength, bodyEnd - p, hvAt);
-        hValue = buf.subarray(p, (p += hvLength));
+        p += hvLength;
       } else if (strict && hvLength !== -1) {
         throw negativeLength("header value", hvLength, hvAt);
       }
-      headers[h] = { key: hKey, value: hValue };
     }
     if (p !== bodyEnd) {
       throw new KafkaDecodeError(
@@ -413,16 +487,28 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
         recordStart,
       );
     }
-    const controlRecord = control ? parseControl(key, value, ctx, keyAt, valueAt) : undefined;
+    const controlRecord = control
+      ? parseControl(
+          keyLength < 0 ? null : buf.subarray(keyStart, keyStart + keyLength),
+          valueLength < 0 ? null : buf.subarray(valueStart, valueStart + valueLength),
+          ctx,
+          keyAt,
+          valueAt,
+        )
+      : undefined;
     records[i] = new Record(
       batch,
+      buf,
       offsetDelta,
       timestampDelta,
       attributes,
       bodyEnd - recordStart,
-      key,
-      value,
-      headers,
+      keyStart,
+      keyLength,
+      valueStart,
+      valueLength,
+      headersAt,
+      headerCount,
       controlRecord,
     );
   }
@@ -913,7 +999,8 @@ function decodeLegacy(raw: Uint8Array, byteOffset: number, index: number, ctx: C
  *
  * A partial trailing batch (a Fetch response cut by its max bytes) is not an error: it is
  * reported as `incompleteTail` (its byte count); a set with no complete batch has no batches.
- * Keys, values and header values are views into `bytes` (or into the decompressed records).
+ * Keys, values, header values and `raw` are plain Uint8Array views into `bytes` (or into the
+ * decompressed records), also when `bytes` is a Node.js Buffer.
  * Compressed batches are decompressed with `options.codecs`; a batch whose codec is missing keeps
  * its header and `raw` bytes and throws `UNSUPPORTED_COMPRESSION` only when its `records` are read.
  *
@@ -928,6 +1015,9 @@ export function decodeRecords(bytes: Uint8Array, options: DecodeRecordsOptions =
   if (!(bytes instanceof Uint8Array)) {
     throw new KafkaRecordsError("INVALID_VALUE", "decodeRecords needs a Uint8Array", -1, "", null, 0);
   }
+  // A subclass (Node's Buffer) makes every subarray() go through its species constructor, several
+  // times slower than a plain view: read through a plain Uint8Array over the same memory.
+  if (bytes.constructor !== Uint8Array) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const maxBytes = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
   const ctx: Context = {
     strict: options.lenient !== true,
