@@ -116,84 +116,94 @@ function recordsError(
 // Magic 2
 // ---------------------------------------------------------------------------------------------
 
+/** Ints kept per record by the decode pass (see {@link RecordsData}). */
+const STRIDE = 9;
+const OFFSET_DELTA = 0;
+const ATTRIBUTES = 1;
+const SIZE = 2;
+const KEY_AT = 3;
+const KEY_LENGTH = 4;
+const VALUE_AT = 5;
+const VALUE_LENGTH = 6;
+const HEADERS_AT = 7;
+const HEADER_COUNT = 8;
+
 /**
- * A magic-2 record. The decode pass validates every field but keeps only positions: key, value
- * and headers are made (views, strings) on first access, offset and timestamp computed on access,
- * so a consumer pays only for what it reads.
+ * What the decode pass keeps of a batch's records: positions and small ints, STRIDE per record in
+ * one Int32Array, plus the timestamp deltas. Records are thin handles over it (a batch and an
+ * index): key, value and headers are made on access, so a consumer pays only for what it reads.
  */
-class Record implements DefaultRecord {
-  readonly #batch: Batch;
-  readonly #buf: Uint8Array;
-  readonly #timestampDelta: number | bigint;
-  readonly #keyAt: number;
-  readonly #keyLength: number;
-  readonly #valueAt: number;
-  readonly #valueLength: number;
-  readonly #headersAt: number;
-  readonly #headerCount: number;
-  #key: Uint8Array | null | undefined = undefined;
-  #value: Uint8Array | null | undefined = undefined;
-  #headers: RecordHeader[] | undefined = undefined;
+class RecordsData {
   constructor(
-    batch: Batch,
-    buf: Uint8Array,
-    readonly offsetDelta: number,
-    timestampDelta: number | bigint,
-    readonly attributes: number,
-    readonly sizeInBytes: number,
-    keyAt: number,
-    keyLength: number,
-    valueAt: number,
-    valueLength: number,
-    headersAt: number,
-    headerCount: number,
-    readonly control: ControlRecord | undefined,
-  ) {
-    this.#batch = batch;
-    this.#buf = buf;
-    this.#timestampDelta = timestampDelta;
-    this.#keyAt = keyAt;
-    this.#keyLength = keyLength;
-    this.#valueAt = valueAt;
-    this.#valueLength = valueLength;
-    this.#headersAt = headersAt;
-    this.#headerCount = headerCount;
+    readonly batch: Batch,
+    readonly buf: Uint8Array,
+    readonly meta: Int32Array,
+    readonly timestampDeltas: (number | bigint)[],
+    readonly controls: (ControlRecord | undefined)[] | null,
+  ) {}
+}
+
+/** A magic-2 record (a handle into its batch's {@link RecordsData}). Key and value views are new on each access. */
+class Record implements DefaultRecord {
+  readonly #d: RecordsData;
+  readonly #i: number;
+  #headers: RecordHeader[] | undefined = undefined;
+  constructor(d: RecordsData, i: number) {
+    this.#d = d;
+    this.#i = i * STRIDE;
+  }
+
+  get offsetDelta(): number {
+    return this.#d.meta[this.#i + OFFSET_DELTA]!;
+  }
+
+  get attributes(): number {
+    return this.#d.meta[this.#i + ATTRIBUTES]!;
+  }
+
+  get sizeInBytes(): number {
+    return this.#d.meta[this.#i + SIZE]!;
+  }
+
+  get control(): ControlRecord | undefined {
+    return this.#d.controls?.[this.#i / STRIDE];
   }
 
   get key(): Uint8Array | null {
-    if (this.#key === undefined) {
-      this.#key = this.#keyLength < 0 ? null : this.#buf.subarray(this.#keyAt, this.#keyAt + this.#keyLength);
-    }
-    return this.#key;
+    const m = this.#d.meta;
+    const at = m[this.#i + KEY_AT]!;
+    const n = m[this.#i + KEY_LENGTH]!;
+    return n < 0 ? null : this.#d.buf.subarray(at, at + n);
   }
 
   get value(): Uint8Array | null {
-    if (this.#value === undefined) {
-      this.#value = this.#valueLength < 0 ? null : this.#buf.subarray(this.#valueAt, this.#valueAt + this.#valueLength);
-    }
-    return this.#value;
+    const m = this.#d.meta;
+    const at = m[this.#i + VALUE_AT]!;
+    const n = m[this.#i + VALUE_LENGTH]!;
+    return n < 0 ? null : this.#d.buf.subarray(at, at + n);
   }
 
   get headers(): readonly RecordHeader[] {
-    return (this.#headers ??= readHeaders(this.#buf, this.#headersAt, this.#headerCount));
+    const m = this.#d.meta;
+    return (this.#headers ??= readHeaders(this.#d.buf, m[this.#i + HEADERS_AT]!, m[this.#i + HEADER_COUNT]!));
   }
 
   get offset(): bigint {
-    return this.#batch.baseOffset + BigInt(this.offsetDelta);
+    return this.#d.batch.baseOffset + BigInt(this.offsetDelta);
   }
 
   get timestamp(): bigint {
-    const b = this.#batch;
+    const b = this.#d.batch;
     if (b.timestampType === "LogAppendTime") return b.maxTimestamp;
-    return BigInt.asIntN(64, b.baseTimestamp + BigInt(this.#timestampDelta));
+    return BigInt.asIntN(64, b.baseTimestamp + BigInt(this.#d.timestampDeltas[this.#i / STRIDE]!));
   }
 
   get timestampDelta(): bigint {
-    return BigInt(this.#timestampDelta);
+    return BigInt(this.#d.timestampDeltas[this.#i / STRIDE]!);
   }
 
   get sequence(): number {
-    const base = this.#batch.baseSequence;
+    const base = this.#d.batch.baseSequence;
     return base === -1 ? -1 : incrementSequence(base, this.offsetDelta);
   }
 }
@@ -382,7 +392,9 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
   const numericTs = createTime && strict && Math.abs(baseTs) < 2 ** 52 && Math.abs(maxTs) < 2 ** 52;
   const lastOffsetDelta = batch.lastOffsetDelta;
   const control = batch.isControl;
-  const records = new Array<Record>(count);
+  const meta = new Int32Array(count * STRIDE);
+  const timestampDeltas = new Array<number | bigint>(count);
+  const controls = control ? new Array<ControlRecord | undefined>(count) : null;
   let prevOffsetDelta = -1;
   let p = start;
   for (let i = 0; i < count; i++) {
@@ -487,30 +499,26 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
         recordStart,
       );
     }
-    const controlRecord = control
-      ? parseControl(
-          keyLength < 0 ? null : buf.subarray(keyStart, keyStart + keyLength),
-          valueLength < 0 ? null : buf.subarray(valueStart, valueStart + valueLength),
-          ctx,
-          keyAt,
-          valueAt,
-        )
-      : undefined;
-    records[i] = new Record(
-      batch,
-      buf,
-      offsetDelta,
-      timestampDelta,
-      attributes,
-      bodyEnd - recordStart,
-      keyStart,
-      keyLength,
-      valueStart,
-      valueLength,
-      headersAt,
-      headerCount,
-      controlRecord,
-    );
+    if (controls !== null) {
+      controls[i] = parseControl(
+        keyLength < 0 ? null : buf.subarray(keyStart, keyStart + keyLength),
+        valueLength < 0 ? null : buf.subarray(valueStart, valueStart + valueLength),
+        ctx,
+        keyAt,
+        valueAt,
+      );
+    }
+    const m = i * STRIDE;
+    meta[m + OFFSET_DELTA] = offsetDelta;
+    meta[m + ATTRIBUTES] = attributes;
+    meta[m + SIZE] = bodyEnd - recordStart;
+    meta[m + KEY_AT] = keyStart;
+    meta[m + KEY_LENGTH] = keyLength;
+    meta[m + VALUE_AT] = valueStart;
+    meta[m + VALUE_LENGTH] = valueLength;
+    meta[m + HEADERS_AT] = headersAt;
+    meta[m + HEADER_COUNT] = headerCount;
+    timestampDeltas[i] = timestampDelta;
   }
   if (p !== end) {
     throw new KafkaDecodeError(
@@ -519,6 +527,9 @@ function parseRecords(buf: Uint8Array, start: number, end: number, batch: Batch,
       p,
     );
   }
+  const data = new RecordsData(batch, buf, meta, timestampDeltas, controls);
+  const records = new Array<Record>(count);
+  for (let i = 0; i < count; i++) records[i] = new Record(data, i);
   return records;
 }
 

@@ -65,14 +65,27 @@ function varintLong(buf: Uint8Array, start: number, end: number, strict: boolean
  * real timestamp delta), else a bigint. Sets {@link cursor}.
  */
 export function varlong(buf: Uint8Array, p: number, end: number, strict: boolean): number | bigint {
+  // One byte (|delta| < 64: most timestamp deltas within a batch) is the common case.
+  if (p < end) {
+    const b = buf[p]!;
+    if (b < 0x80) {
+      cursor.next = p + 1;
+      return (b >>> 1) ^ -(b & 1);
+    }
+  }
+  return varlongLong(buf, p, end, strict);
+}
+
+function varlongLong(buf: Uint8Array, start: number, end: number, strict: boolean): number | bigint {
   let value = 0;
-  const start = p;
-  for (let shift = 0; shift < 49; shift += 7) {
+  let scale = 1;
+  let p = start;
+  for (let i = 0; i < 7; i++, scale *= 128) {
     if (p >= end) throw underflow(start, "varlong");
     const b = buf[p++]!;
-    value += (b & 0x7f) * 2 ** shift;
+    value += (b & 0x7f) * scale;
     if (b < 0x80) {
-      if (strict && b === 0 && shift > 0) throw nonMinimal(start, "varlong");
+      if (strict && b === 0 && i > 0) throw nonMinimal(start, "varlong");
       cursor.next = p;
       return value % 2 === 0 ? value / 2 : -(value + 1) / 2;
     }
