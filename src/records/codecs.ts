@@ -103,7 +103,7 @@ function pipe(data: Uint8Array, transform: ReadableWritablePair<Uint8Array, Uint
  * gzip over the platform's CompressionStream/DecompressionStream: asynchronous, no dependency.
  * It is the default gzip codec of `decodeRecords` and `encodeRecordBatch` where the platform has
  * the streams (every supported runtime does); pass `codecs.gzip` to replace it (e.g. with the
- * synchronous node:zlib one of `kafka-wire-compression`). `level` is ignored: the streams have a
+ * synchronous zlib one of `kafka-wire-compression`). `level` is ignored: the streams have a
  * fixed level.
  */
 export const webGzip: CompressionCodec = {
