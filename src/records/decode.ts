@@ -59,6 +59,12 @@ export interface DecodeRecordsOptions {
    * with codecs generated from Kafka's raft schemas. A throw fails the decode (as a KafkaRecordsError).
    */
   readonly controlDecoder?: (type: ControlRecordTypeName, typeId: number, value: Uint8Array | null) => unknown;
+  /**
+   * A CRC-32C implementation to use instead of the built-in pure-JavaScript one (about 1.7 GB/s),
+   * e.g. a native or hardware-accelerated one: `(data) => nativeCrc32c(data)`. It gets the bytes
+   * from a batch's attributes to its end and returns the unsigned CRC.
+   */
+  readonly crc32c?: (data: Uint8Array) => number;
 }
 
 /** Kafka's `DefaultRecordBatch.RECORD_BATCH_OVERHEAD`. */
@@ -84,6 +90,7 @@ interface Context {
   readonly maxBytes: number;
   readonly codecs: Codecs | undefined;
   readonly controlDecoder: DecodeRecordsOptions["controlDecoder"];
+  readonly crc32c: ((data: Uint8Array) => number) | undefined;
 }
 
 /** Kafka's `DefaultRecordBatch.incrementSequence`, with Java's int overflow. */
@@ -666,7 +673,7 @@ function decodeBatch(raw: Uint8Array, byteOffset: number, index: number, ctx: Co
   const batch = new Batch(raw, byteOffset);
   const base = batch.baseOffset;
   if (ctx.verifyCrc) {
-    const computed = crc32c(raw, 21);
+    const computed = ctx.crc32c === undefined ? crc32c(raw, 21) : ctx.crc32c(raw.subarray(21)) >>> 0;
     if (computed !== batch.crc) {
       throw recordsError(
         "CRC_MISMATCH",
@@ -1036,6 +1043,7 @@ export function decodeRecords(bytes: Uint8Array, options: DecodeRecordsOptions =
     maxBytes,
     codecs: options.codecs,
     controlDecoder: options.controlDecoder,
+    crc32c: options.crc32c,
   };
   const batches: (RecordBatch | LegacyBatch)[] = [];
   const pending: Promise<void>[] = [];

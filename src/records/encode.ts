@@ -85,6 +85,8 @@ export interface EncodeRecordBatchOptions {
    * batches, delete horizons), as a broker or the log cleaner writes them.
    */
   readonly validation?: "producer" | "log";
+  /** A CRC-32C implementation to use instead of the built-in one (see `DecodeRecordsOptions.crc32c`). */
+  readonly crc32c?: (data: Uint8Array) => number;
 }
 
 const MAX_INT32 = 0x7fffffff;
@@ -357,7 +359,12 @@ function writeRecords(buf: Uint8Array, p: number, records: PreparedRecord[]): nu
 }
 
 /** Writes the 61-byte header into `out` (whose records section is in place) and its CRC. */
-function writeHeader(out: Uint8Array, b: Prepared, recordCount: number): Uint8Array {
+function writeHeader(
+  out: Uint8Array,
+  b: Prepared,
+  recordCount: number,
+  crc?: (data: Uint8Array) => number,
+): Uint8Array {
   const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
   v.setBigInt64(0, b.baseOffset);
   v.setInt32(8, out.length - 12);
@@ -371,7 +378,7 @@ function writeHeader(out: Uint8Array, b: Prepared, recordCount: number): Uint8Ar
   v.setInt16(51, b.producerEpoch);
   v.setInt32(53, b.baseSequence);
   v.setInt32(57, recordCount);
-  v.setUint32(17, crc32c(out, 21));
+  v.setUint32(17, crc === undefined ? crc32c(out, 21) : crc(out.subarray(21)) >>> 0);
   return out;
 }
 
@@ -409,7 +416,7 @@ export function encodeRecordBatch(
   if (b.compression === "none" || n === 0) {
     const out = new Uint8Array(RECORD_BATCH_OVERHEAD + b.recordsSize);
     writeRecords(out, RECORD_BATCH_OVERHEAD, b.records);
-    return writeHeader(out, b, n);
+    return writeHeader(out, b, n, options.crc32c);
   }
   const name = b.compression as CompressionName;
   const codec = codecFor(name, options.codecs);
@@ -422,7 +429,7 @@ export function encodeRecordBatch(
       throw new KafkaEncodeError("COMPRESSION_FAILED", `${name} codec returned no bytes`, -1);
     const out = new Uint8Array(RECORD_BATCH_OVERHEAD + payload.length);
     out.set(payload, RECORD_BATCH_OVERHEAD);
-    return writeHeader(out, b, n);
+    return writeHeader(out, b, n, options.crc32c);
   };
   const failed = (e: unknown) =>
     new KafkaEncodeError("COMPRESSION_FAILED", `${name}: ${(e as Error)?.message ?? e}`, -1, "compression", {

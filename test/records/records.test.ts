@@ -345,6 +345,19 @@ describe("record sets", () => {
     expect(decodeSync(bad, { verifyCrc: false }).batches.length).toBe(2);
   });
 
+  it("a CRC-32C override (e.g. a native one) is used to verify and to write", () => {
+    const seen: number[] = [];
+    const override = (data: Uint8Array) => {
+      seen.push(data.length);
+      return crc32c(data);
+    };
+    const batch = encodeRecordBatch({ records: [{ value: "v", timestamp: 1n }] }, { crc32c: override }) as Uint8Array;
+    expect(decodeSync(batch, { crc32c: override }).batches.length).toBe(1);
+    // Both calls got the bytes from the attributes (byte 21) to the end.
+    expect(seen).toEqual([batch.length - 21, batch.length - 21]);
+    expect(() => decodeRecords(batch, { crc32c: () => 0 })).toThrow(expect.objectContaining({ code: "CRC_MISMATCH" }));
+  });
+
   it("withBatchHeader sets baseOffset and partitionLeaderEpoch outside the CRC, leaving the input as it was", () => {
     const copy = a.slice();
     const moved = withBatchHeader(a, { baseOffset: 5000n, partitionLeaderEpoch: 12 });
