@@ -31,11 +31,20 @@ function nonMinimal(at: number, what: string): KafkaDecodeError {
 
 /** A zigzag varint (int32) at `p`, before `end`; sets {@link cursor}. */
 export function varint(buf: Uint8Array, p: number, end: number, strict: boolean): number {
+  // One and two bytes (|value| < 8192: every count and most lengths) inline.
   if (p < end) {
     const b = buf[p]!;
     if (b < 0x80) {
       cursor.next = p + 1;
       return (b >>> 1) ^ -(b & 1);
+    }
+    if (p + 1 < end) {
+      const c = buf[p + 1]!;
+      if (c < 0x80 && c !== 0) {
+        const v = (b & 0x7f) | (c << 7);
+        cursor.next = p + 2;
+        return (v >>> 1) ^ -(v & 1);
+      }
     }
   }
   return varintLong(buf, p, end, strict);
