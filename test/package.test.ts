@@ -252,7 +252,7 @@ describe("the published package (built, packed and installed once)", () => {
     it("holds the ESM and CJS builds, their declarations, README and LICENSE, and no sources", () => {
       const files = need().packedFiles;
       for (const f of ["package.json", "README.md", "LICENSE"]) expect(files).toContain(f);
-      for (const entry of ["index", "runtime", "codegen/v1", ...SEED.map((n) => `messages/${n}`)]) {
+      for (const entry of ["index", "runtime", "codegen/v1", "records", ...SEED.map((n) => `messages/${n}`)]) {
         for (const ext of [".js", ".cjs", ".d.ts", ".d.cts"]) expect(files).toContain(`dist/${entry}${ext}`);
       }
       const unexpected = files.filter(
@@ -294,7 +294,7 @@ describe("the published package (built, packed and installed once)", () => {
       const all = Object.values(json.problems).flat();
       expect(all.map((p) => `${p.kind} (${p.resolutionKind}) ${p.entrypoint ?? ""}`)).toEqual([]);
       const entrypoints = json.analysis.entrypoints;
-      for (const entry of [".", "./runtime", "./codegen/v1", ...SEED.map((n) => `./messages/${n}`)]) {
+      for (const entry of [".", "./runtime", "./codegen/v1", "./records", ...SEED.map((n) => `./messages/${n}`)]) {
         const resolutions = entrypoints[entry]?.resolutions;
         expect(resolutions, entry).toBeDefined();
         expect(resolutions!["node16-cjs"]?.resolution?.fileName, `${entry} from require`).toMatch(/\.d\.cts$/);

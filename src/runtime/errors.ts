@@ -37,7 +37,17 @@ export type KafkaWireErrorCode =
   /** JSON input that does not match Kafka's JsonConverter format. */
   | "INVALID_JSON"
   /** The caller's target buffer is too small for encodeInto. */
-  | "BUFFER_TOO_SMALL";
+  | "BUFFER_TOO_SMALL"
+  /** A record batch or record that breaks Kafka's record format (framing, counts, sizes, attributes). */
+  | "CORRUPT_RECORD"
+  /** A record batch's CRC-32C (legacy message: CRC-32) does not match its bytes. */
+  | "CRC_MISMATCH"
+  /** A batch's compression codec is unknown, or no codec for it was passed in `codecs`. */
+  | "UNSUPPORTED_COMPRESSION"
+  /** A compressed payload that the codec cannot decompress (or compress) as given. */
+  | "COMPRESSION_FAILED"
+  /** Decompressed records larger than the `maxDecompressedBytes` cap (or than the size the format declares). */
+  | "DECOMPRESSED_TOO_LARGE";
 
 /**
  * A brand every kafka-wire error carries (its class name, under a registry-wide symbol), so that
@@ -127,6 +137,37 @@ export class KafkaEncodeError extends KafkaWireError {
   /** Always `"KafkaEncodeError"`. */
   override get name(): string {
     return "KafkaEncodeError";
+  }
+}
+
+/**
+ * A {@link KafkaDecodeError} inside a record set (`decodeRecords`): also says which batch.
+ * `offset` is the byte offset in the record set; for a problem inside a compressed batch's
+ * records it is the batch's own offset, and `reason` gives the position in the decompressed bytes.
+ */
+export class KafkaRecordsError extends KafkaDecodeError {
+  /** The failing batch's base offset (a legacy entry's offset field), or null when the batch header itself is unreadable. */
+  readonly baseOffset: bigint | null;
+  /** Byte offset of the failing batch in the record set. */
+  readonly batchOffset: number;
+
+  constructor(
+    code: KafkaWireErrorCode,
+    reason: string,
+    offset: number,
+    path: string,
+    baseOffset: bigint | null,
+    batchOffset: number,
+    options?: { cause?: unknown },
+  ) {
+    super(code, reason, offset, path, options);
+    this.baseOffset = baseOffset;
+    this.batchOffset = batchOffset;
+  }
+
+  /** Always `"KafkaRecordsError"`. */
+  override get name(): string {
+    return "KafkaRecordsError";
   }
 }
 
