@@ -50,9 +50,11 @@ export type KafkaWireErrorCode =
   | "DECOMPRESSED_TOO_LARGE";
 
 /**
- * A brand every kafka-wire error carries (its class name, under a registry-wide symbol), so that
- * `instanceof` works across copies of the library: the ESM and CommonJS builds loaded in one
- * process, or two installed versions. Plain prototype checks would fail there.
+ * A brand every kafka-wire error carries under a registry-wide symbol: the names of its class and
+ * of every ancestor up to {@link KafkaWireError} (`["KafkaRecordsError", "KafkaDecodeError",
+ * "KafkaWireError"]`). `instanceof` checks it, so it works across copies of the library: the ESM
+ * and CommonJS builds loaded in one process, or two installed versions, where plain prototype
+ * checks fail.
  */
 const BRAND = Symbol.for("kafka-wire.error");
 
@@ -60,12 +62,24 @@ function brandOf(value: unknown): unknown {
   return typeof value === "object" && value !== null ? (value as { [BRAND]?: unknown })[BRAND] : undefined;
 }
 
+/** A class's own name, from the `name` getter its prototype defines (a literal: minifiers keep it). */
+function ownName(prototype: object): string | undefined {
+  const getter = Object.getOwnPropertyDescriptor(prototype, "name")?.get;
+  return getter === undefined ? undefined : String(getter.call(undefined));
+}
+
 /** Base class of every error kafka-wire throws from encoding and decoding. */
 export class KafkaWireError extends Error {
-  /** True for any kafka-wire error, from this copy of the library or another (ESM/CJS, another version). */
+  /**
+   * True for an error of this class or a subclass, from this copy of the library or another
+   * (ESM/CJS, another version): the brand names this class. Subclasses inherit this check.
+   */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    const brand = brandOf(value);
-    return brand === "KafkaWireError" || brand === "KafkaDecodeError" || brand === "KafkaEncodeError";
+    const name = ownName(this.prototype);
+    // A subclass (of a user's) that names itself nothing of its own: the ordinary prototype check.
+    if (name === undefined) return Function.prototype[Symbol.hasInstance].call(this, value);
+    const chain = brandOf(value);
+    return Array.isArray(chain) && chain.includes(name);
   }
 
   /** Stable machine-readable code. */
@@ -87,7 +101,16 @@ export class KafkaWireError extends Error {
     this.offset = offset;
     this.path = path;
     this.message = this.describe();
-    Object.defineProperty(this, BRAND, { value: this.name });
+    const chain: string[] = [];
+    for (
+      let p: object | null = Object.getPrototypeOf(this);
+      p !== null && p !== Error.prototype;
+      p = Object.getPrototypeOf(p)
+    ) {
+      const name = ownName(p);
+      if (name !== undefined) chain.push(name);
+    }
+    Object.defineProperty(this, BRAND, { value: chain });
   }
 
   /** The class name, `"KafkaWireError"` (subclasses give their own), as stack traces and logs show it. */
@@ -116,11 +139,6 @@ export class KafkaWireError extends Error {
 
 /** Thrown by `decode` and `fromJson`: the input bytes or JSON are not a valid message. */
 export class KafkaDecodeError extends KafkaWireError {
-  /** True for a decode error from this copy of the library or another (ESM/CJS, another version). */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return brandOf(value) === "KafkaDecodeError";
-  }
-
   /** Always `"KafkaDecodeError"`. */
   override get name(): string {
     return "KafkaDecodeError";
@@ -129,11 +147,6 @@ export class KafkaDecodeError extends KafkaWireError {
 
 /** Thrown by `encode`, `encodeInto`, `size` and `toJson`: the message cannot be written in this version. */
 export class KafkaEncodeError extends KafkaWireError {
-  /** True for an encode error from this copy of the library or another (ESM/CJS, another version). */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return brandOf(value) === "KafkaEncodeError";
-  }
-
   /** Always `"KafkaEncodeError"`. */
   override get name(): string {
     return "KafkaEncodeError";
