@@ -252,6 +252,9 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       schemaLabels: folders.map((f) => f.label),
       out: direct,
       cwd: work,
+      // What the headers give: the release's version and the output folder, relative to where
+      // the command ran; never the mirror or the cache.
+      command: "kafka-wire generate --kafka 9.9.9 --out out-9.9.9",
     });
     const fromRelease = readTree(out);
     expect([...fromRelease.keys()].sort()).toEqual([...readTree(direct).keys()].sort());
@@ -264,7 +267,8 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     expect(fromRelease.size).toBe(schemaCount + 1);
     expect(fromRelease.has("SimpleExampleMessage.ts")).toBe(false);
     expect(fromRelease.get("FetchRequest.ts")).toContain(
-      "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json;",
+      "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json; do not edit.\n" +
+        "// Regenerate with `kafka-wire generate --kafka 9.9.9 --out out-9.9.9`.\n",
     );
   }, 300_000);
 
@@ -369,12 +373,27 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
   });
 
   it("--kafka-source with a .tgz generates offline the same codecs as the download", async () => {
-    const out = path.join(work, "out-9.9.9");
-    // --check: the output of the download test above is exactly what the archive generates.
-    const result = await run(["generate", "--kafka-source", archive, "--out", out, "--check"], work);
+    const out = path.join(work, "out-source");
+    const result = await run(["generate", "--kafka-source", archive, "--out", out], work);
     expect(result.stderr).not.toContain("error");
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^\d+ generated files are up to date\n$/);
+    // The output of the download test above, but for the command in the headers, which names
+    // the archive (relative to where the command ran) instead of the version.
+    const downloaded = readTree(path.join(work, "out-9.9.9"));
+    const offline = readTree(out);
+    expect([...offline.keys()].sort()).toEqual([...downloaded.keys()].sort());
+    for (const [name, text] of offline) {
+      const [first, second, ...rest] = text.split("\n");
+      expect(second).toBe(
+        "// Regenerate with `kafka-wire generate --kafka-source kafka-9.9.9-src.tgz --out out-source`.",
+      );
+      const [dFirst, dSecond, ...dRest] = downloaded.get(name)!.split("\n");
+      expect(dSecond).toBe("// Regenerate with `kafka-wire generate --kafka 9.9.9 --out out-9.9.9`.");
+      expect(first).toBe(dFirst);
+      expect(rest).toEqual(dRest);
+    }
+    const check = await run(["generate", "--kafka-source", archive, "--out", out, "--check"], work);
+    expect(check.stdout).toMatch(/^\d+ generated files are up to date\n$/);
   }, 300_000);
 
   it("--kafka-source with a .tgz extracts to a temporary folder, removed by cleanup()", async () => {
