@@ -396,6 +396,39 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     expect(check.stdout).toMatch(/^\d+ generated files are up to date\n$/);
   }, 300_000);
 
+  it("decode-frame and list --kafka: the release's codecs, downloaded once and compiled once into the cache", async () => {
+    const cache = freshCache();
+    /*
+     * An ApiVersions v3 request frame, worked out by hand from RequestHeader.json and
+     * ApiVersionsRequest.json (flexible from v3: request header v2):
+     * size 00000012 (18: header 12 bytes, body 6), requestApiKey 0012 (18), requestApiVersion 0003, correlationId 00000001,
+     * clientId "c" (classic string: 0001 63), header tagged fields 00, clientSoftwareName "kw"
+     * (compact string: length + 1 = 03, 6b77), clientSoftwareVersion "1" (02 31), body tagged
+     * fields 00.
+     */
+    const frame = "00000012" + "0012" + "0003" + "00000001" + "000163" + "00" + "036b77" + "0231" + "00";
+    const args = ["decode-frame", frame, "--jsonl", "--kafka", "9.9.9", "--kafka-mirror", mirror, "--cache-dir", cache];
+    const first = await run(args, work);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`downloading ${mirror}/9.9.9/kafka-9.9.9-src.tgz`);
+    expect(first.stderr).toMatch(/\ngenerating codecs for \d+ schemas/);
+    expect(JSON.parse(first.stdout)).toEqual({
+      api: "ApiVersions",
+      apiKey: 18,
+      apiVersion: 3,
+      headerVersion: 2,
+      header: { requestApiKey: 18, requestApiVersion: 3, correlationId: 1, clientId: "c" },
+      body: { clientSoftwareName: "kw", clientSoftwareVersion: "1" },
+    });
+    // Second time: the release and the codecs both come from the cache (no request, no status line).
+    const before = requests.length;
+    const second = await run(args, work);
+    expect(second).toEqual({ code: 0, stdout: first.stdout, stderr: "" });
+    const list = await run(["list", "--kafka", "9.9.9", "--kafka-mirror", mirror, "--cache-dir", cache], work);
+    expect(list.stdout).toMatch(/\nApiVersionsRequest\s+request\s+18\s+0-\d+\s+3\+\n/);
+    expect(requests.length).toBe(before);
+  }, 300_000);
+
   it("--kafka-source with a .tgz extracts to a temporary folder, removed by cleanup()", async () => {
     const found = await resolveKafkaSchemas({ source: archive });
     expectSharedSchemas(found, "kafka-9.9.9-src");
