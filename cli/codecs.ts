@@ -2,8 +2,8 @@
  * Codecs of a user's schema set for `decode`, `encode`, `list` and `decode-frame`
  * (`--schemas <dir...>`, `--kafka <version>`, `--kafka-source <path>`).
  *
- * The generator's modules (unformatted: nobody reads them) are transpiled to JavaScript one by
- * one and kept in the per-user cache folder, `<cache>/codecs/<key>/`, where `<key>` hashes the
+ * The generator's modules (unformatted: nobody reads them) are transpiled to JavaScript and
+ * kept in the per-user cache folder, `<cache>/codecs/<key>/`, where `<key>` hashes the
  * schema texts, the api key assignments, the CLI's version and build, and the runtime module
  * the modules import. A second run on the same schemas imports them straight from there,
  * without loading the generator.
@@ -192,20 +192,21 @@ async function compile(
     cwd,
     format: false,
   });
-  await mkdir(root, { recursive: true });
+  try {
+    await mkdir(root, { recursive: true });
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot create the codec cache (${detail}); choose another folder with --cache-dir`);
+  }
   const staging = await mkdtemp(path.join(root, ".staging-"));
   try {
     // The folder is an ES module package wherever the cache is.
     await writeFile(path.join(staging, "package.json"), '{ "type": "module" }\n');
     for (const [name, text] of rendered.files) {
+      // Type stripping only: no type check, no other file read.
       const js = ts.transpileModule(text, {
         fileName: name,
-        compilerOptions: {
-          module: ts.ModuleKind.ES2022,
-          target: ts.ScriptTarget.ES2022,
-          isolatedModules: true,
-          removeComments: false,
-        },
+        compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2022, isolatedModules: true },
       }).outputText;
       await writeFile(path.join(staging, name.replace(/\.ts$/, ".js")), js);
     }

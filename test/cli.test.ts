@@ -186,7 +186,9 @@ describe("decode", () => {
     const vague = await run(["decode", "heartbeat", "0", "00"]);
     expect(vague.stderr).toContain("did you mean StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse?");
     const nothingClose = await run(["encode", "Xyz", "0", "{}"]);
-    expect(nothingClose.stderr).toBe('error: unknown message "Xyz"; run `kafka-wire list` to see the known messages\n');
+    expect(nothingClose.stderr).toBe(
+      'error: unknown message "Xyz"; the shipped codecs are the four KIP-1071 messages (`kafka-wire list`); for others pass --schemas <folder> or --kafka <version>\n',
+    );
   });
 
   it("rejects bad hex with the offending character and its position", async () => {
