@@ -24,6 +24,7 @@ import { loadBaseline, prepareBaseline } from "./baseline.js";
 import { checksum, measureAllocation, prewarm, runOp, type Op, type OpResult, type Settings } from "./harness.js";
 import { CURRENT_SEEDS, seedMessageOps, sharedOps, type Builds } from "./ops.js";
 import { installedVersions } from "./peers.js";
+import { recordOps } from "./records.js";
 import { ratioTable, resultsTable } from "./report.js";
 
 const FULL: Settings = { rounds: 25, roundMs: 40, warmupMs: 100 };
@@ -82,7 +83,7 @@ async function main(): Promise<void> {
   }
 
   const builds: Builds = { current: { seeds: CURRENT_SEEDS, corpus }, baseline };
-  let ops: Op[] = [...(corpus === null ? [] : sharedOps(builds)), ...seedMessageOps(builds)];
+  let ops: Op[] = [...(corpus === null ? [] : sharedOps(builds)), ...seedMessageOps(builds), ...(await recordOps())];
   const filter = values.filter?.toLowerCase();
   if (filter !== undefined) ops = ops.filter((op) => op.name.toLowerCase().includes(filter));
   if (ops.length === 0) throw new Error(`no op matches --filter ${values.filter}`);
