@@ -99,6 +99,26 @@ export interface ListPartitionReassignmentsResponse {
   topics: { name: string; partitions: OngoingPartitionReassignment[] }[];
 }
 
+// ---- Fetch, api key 1 (only what the record-set op touches) ----
+export interface FetchResponse {
+  throttleTimeMs: number;
+  errorCode: number;
+  sessionId: number;
+  responses: {
+    topicId: string;
+    partitions: {
+      partitionIndex: number;
+      errorCode: number;
+      highWatermark: bigint;
+      lastStableOffset: bigint;
+      logStartOffset: bigint;
+      abortedTransactions: { producerId: bigint; firstOffset: bigint }[] | null;
+      preferredReadReplica: number;
+      records: Uint8Array | null;
+    }[];
+  }[];
+}
+
 /** The generated corpus codecs the bench uses. */
 export interface CorpusCodecs {
   ConsumerGroupHeartbeatRequest: MessageCodec<ConsumerGroupHeartbeatRequest>;
@@ -107,6 +127,7 @@ export interface CorpusCodecs {
   MetadataResponse: MessageCodec<MetadataResponse>;
   ListPartitionReassignmentsRequest: MessageCodec<ListPartitionReassignmentsRequest>;
   ListPartitionReassignmentsResponse: MessageCodec<ListPartitionReassignmentsResponse>;
+  FetchResponse: MessageCodec<FetchResponse>;
 }
 
 /** The corpus messages the bench uses, by schema name. */
@@ -117,6 +138,7 @@ export const CORPUS_NAMES: readonly (keyof CorpusCodecs)[] = [
   "MetadataResponse",
   "ListPartitionReassignmentsRequest",
   "ListPartitionReassignmentsResponse",
+  "FetchResponse",
 ];
 
 /**

@@ -83,7 +83,11 @@ async function main(): Promise<void> {
   }
 
   const builds: Builds = { current: { seeds: CURRENT_SEEDS, corpus }, baseline };
-  let ops: Op[] = [...(corpus === null ? [] : sharedOps(builds)), ...seedMessageOps(builds), ...(await recordOps())];
+  let ops: Op[] = [
+    ...(corpus === null ? [] : sharedOps(builds)),
+    ...seedMessageOps(builds),
+    ...(await recordOps(corpus)),
+  ];
   const filter = values.filter?.toLowerCase();
   if (filter !== undefined) ops = ops.filter((op) => op.name.toLowerCase().includes(filter));
   if (ops.length === 0) throw new Error(`no op matches --filter ${values.filter}`);

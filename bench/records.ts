@@ -28,7 +28,11 @@ import {
 } from "../src/records/index.js";
 import type { Op, SyncContender, AsyncContender, Contender } from "./harness.js";
 import { KAFKAJS, MEMCPY, OURS, PLT } from "./ops.js";
+import type { CorpusCodecs } from "./corpus.js";
+import { topicId } from "./fixtures.js";
+import { uuidFromString } from "../src/runtime/index.js";
 import {
+  fetchV17 as pltFetchV17,
   createRecordsBatch,
   crc32c as pltCrc32c,
   readRecordsBatches,
@@ -302,8 +306,113 @@ function crcOp(): Op {
 }
 
 /** The record ops of `npm run bench`. */
-export async function recordOps(): Promise<Op[]> {
+/**
+ * A Fetch response body (v17) as a consumer receives it: 3 topics × 2 partitions, each partition's
+ * records one uncompressed batch of 100 records. One operation decodes the body and every record
+ * set in it (the record sets are views into the body until decodeRecords reads them), as
+ * @platformatic/kafka's parseResponse does in one go; each contender returns a field of the last
+ * record of the last partition. kafkajs has no Fetch v17 (it stops at v11).
+ */
+function fetchOp(codec: CorpusCodecs["FetchResponse"]): Op {
+  const version = 17;
+  const n = 100;
+  const batch = encodeRecordBatch(init(n, "none")) as Uint8Array;
+  const message = codec.create({
+    responses: [0, 1, 2].map((t) => ({
+      topicId: topicId(t),
+      partitions: [0, 1].map((p) => ({
+        partitionIndex: p,
+        errorCode: 0,
+        highWatermark: 5_000n,
+        lastStableOffset: 5_000n,
+        logStartOffset: 0n,
+        abortedTransactions: [],
+        preferredReadReplica: -1,
+        records: batch,
+        // Tagged fields at their defaults (create() fills the top level only).
+        divergingEpoch: { epoch: -1, endOffset: -1n },
+        currentLeader: { leaderId: -1, leaderEpoch: -1 },
+        snapshotId: { endOffset: -1n, epoch: -1 },
+      })),
+    })),
+  });
+  const body = codec.encode(message, version);
+  const input = Buffer.from(body);
+  const name = `FetchResponse v${version} decode (3 topics × 2 partitions × ${n} records)`;
+  const want = expectation(n);
+  const lastPartition = (m: ReturnType<typeof codec.decode>) => {
+    const t = m.responses[m.responses.length - 1]!;
+    return t.partitions[t.partitions.length - 1]!;
+  };
+  const ourSets = (m: ReturnType<typeof codec.decode>): RecordBatch[][] =>
+    m.responses.flatMap((t) =>
+      t.partitions.map((p) => (decodeRecords(p.records!, { verifyCrc: false }) as RecordSet).batches as RecordBatch[]),
+    );
+  return {
+    name,
+    direction: "decode",
+    bytes: body.length,
+    target: 3,
+    unsupported: [{ name: KAFKAJS, reason: "kafkajs 2.2.4 implements Fetch up to v11" }],
+    contenders: [
+      {
+        name: OURS,
+        role: "ours",
+        run: () => {
+          const sets = ourSets(codec.decode(input, version));
+          const rs = sets[sets.length - 1]![0]!.records;
+          return sets.length + rs[rs.length - 1]!.value!.length;
+        },
+        verify: async () => {
+          const m = codec.decode(input, version);
+          if (lastPartition(m).highWatermark !== 5_000n) throw new Error(`${name}: ${OURS} decoded a different body`);
+          for (const [batch] of ourSets(m)) {
+            const got = JSON.stringify(
+              batch!.records.map((r) => [text(r.key), text(r.value), r.headers.map((h) => text(h.value))]),
+            );
+            check(name, OURS, got, want);
+          }
+        },
+      },
+      {
+        name: PLT,
+        role: "peer",
+        run: () => {
+          const r = pltFetchV17.parseResponse(0, 1, version, PltRecordsReader.from(input));
+          const t = r.responses[r.responses.length - 1]!;
+          const rs = t.partitions[t.partitions.length - 1]!.records![0]!.records;
+          return r.responses.length * 2 + rs[rs.length - 1]!.value!.length;
+        },
+        verify: async () => {
+          const r = pltFetchV17.parseResponse(0, 1, version, PltRecordsReader.from(input));
+          const ids = r.responses.map((t) => t.topicId.replaceAll("-", ""));
+          const wantIds = [0, 1, 2].map((t) => hexOf(uuidFromString(topicId(t))!));
+          if (ids.join() !== wantIds.join()) throw new Error(`${name}: ${PLT} read other topic ids`);
+          for (const t of r.responses) {
+            for (const p of t.partitions) {
+              const got = JSON.stringify(
+                p.records![0]!.records.map((rec) => [
+                  text(rec.key),
+                  text(rec.value),
+                  [...rec.headers].map(([, v]) => text(v)),
+                ]),
+              );
+              check(name, PLT, got, want);
+            }
+          }
+        },
+      },
+      memcpy(body),
+    ],
+  };
+}
+
+const hexOf = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+/** The record ops; with the corpus codecs, also the Fetch response with record sets. */
+export async function recordOps(corpus: CorpusCodecs | null = null): Promise<Op[]> {
   const ops: Op[] = [];
+  if (corpus !== null) ops.push(fetchOp(corpus.FetchResponse));
   const n = 1000;
   ops.push(
     decodeOp(

@@ -112,7 +112,11 @@ export function ratioTable(results: readonly OpResult[]): string | null {
     ];
     if (withBaseline) {
       const target = baselineTarget(op.name);
-      cells.push(vsOld === undefined ? "n/a" : fmtRatio(vsOld), `≥ ${target}×`, met(vsOld, target));
+      cells.push(
+        vsOld === undefined ? "n/a" : fmtRatio(vsOld),
+        vsOld === undefined ? "" : `≥ ${target}×`,
+        met(vsOld, target),
+      );
     }
     lines.push(`| ${cells.join(" | ")} |`);
   }
