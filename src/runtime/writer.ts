@@ -94,7 +94,7 @@ function checkedUtf8Length(s: unknown): number {
 
 /**
  * Size of a non-nullable compact string (flexible versions); records its UTF-8 length in `lens`
- * (with {@link asciiSizing}: takes its `.length` and records nothing).
+ * (in encode's ASCII-first pass, see ascii.ts: takes its `.length` and records nothing).
  */
 export function sizeCompactString(s: string, lens: number[]): number {
   if (asciiSizing && typeof s === "string" && s.length <= MAX_STRING_BYTES) {
@@ -113,7 +113,7 @@ export function sizeCompactNullableString(s: string | null, lens: number[]): num
   return sizeCompactString(s, lens);
 }
 
-/** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens` (as {@link sizeCompactString}). */
+/** Size of a classic string (int16 length prefix); records its UTF-8 length in `lens` (as `sizeCompactString`). */
 export function sizeString(s: string, lens: number[]): number {
   if (asciiSizing && typeof s === "string" && s.length <= MAX_STRING_BYTES) return 2 + s.length;
   if (s == null) throw nullNotAllowed(s);
