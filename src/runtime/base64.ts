@@ -94,6 +94,7 @@ const decodedText: (string | undefined)[] = /*@__PURE__*/ new Array<string | und
 /** Encoding: slot → a string known to be valid, and its 16 bytes. */
 const encodedText: (string | undefined)[] = /*@__PURE__*/ new Array<string | undefined>(SLOTS).fill(undefined);
 const encodedBytes = /*@__PURE__*/ new Uint8Array(SLOTS * 16);
+let lastEncodedSlot = 0;
 
 /** Kafka's `Uuid.toString()` of 16 bytes at `offset`: URL-safe base64 without padding, 22 characters. */
 export function uuidToString(buf: Uint8Array, offset: number): string {
@@ -143,8 +144,11 @@ const scratch = /*@__PURE__*/ new Uint8Array(16);
  */
 export function writeUuid(buf: Uint8Array, offset: number, text: string): boolean {
   if (typeof text !== "string" || text.length !== 22) return false;
-  const slot = textSlot(text);
+  // The slot used last, before hashing: requests by name repeat the zero uuid in every entry.
+  let slot = lastEncodedSlot;
+  if (encodedText[slot] !== text) slot = textSlot(text);
   if (encodedText[slot] === text) {
+    lastEncodedSlot = slot;
     const base = slot * 16;
     for (let i = 0; i < 16; i++) buf[offset + i] = encodedBytes[base + i]!;
     return true;
@@ -185,6 +189,7 @@ export function writeUuid(buf: Uint8Array, offset: number, text: string): boolea
     encodedBytes[base + i] = b;
   }
   encodedText[slot] = text;
+  lastEncodedSlot = slot;
   return true;
 }
 
