@@ -470,7 +470,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     if (apiVersion >= 4) {
       return { throttleTimeMs: 0, coordinators: (req["coordinatorKeys"] as string[]).map(coordinator) };
     }
-    return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId, host, port, coordinators: [] };
+    return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId, host, port };
   });
 
   handlers.set(API_KEYS.InitProducerId, (req) => {
@@ -536,7 +536,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   handlers.set(API_KEYS.LeaveGroup, (req, { apiVersion }) => {
     const group = groups.existingClassic(req["groupId"]);
     const leave = (memberId: string) => group?.leave(memberId) ?? errorCode("UNKNOWN_MEMBER_ID");
-    if (apiVersion < 3) return { throttleTimeMs: 0, errorCode: leave(req["memberId"]), members: [] };
+    if (apiVersion < 3) return { throttleTimeMs: 0, errorCode: leave(req["memberId"]) };
     return {
       throttleTimeMs: 0,
       errorCode: 0,
@@ -598,8 +598,6 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
     if (apiVersion >= 8) {
       return {
         throttleTimeMs: 0,
-        topics: [],
-        errorCode: 0,
         groups: (req["groups"] as Body[]).map((g) => ({
           groupId: g["groupId"],
           topics: fetchGroup(g["groupId"], g["topics"]),
@@ -607,7 +605,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
         })),
       };
     }
-    return { throttleTimeMs: 0, topics: fetchGroup(req["groupId"], req["topics"]), errorCode: 0, groups: [] };
+    return { throttleTimeMs: 0, topics: fetchGroup(req["groupId"], req["topics"]), errorCode: 0 };
   });
 
   handlers.set(API_KEYS.ConsumerGroupHeartbeat, (req, { apiVersion }) => {
@@ -663,7 +661,11 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       clientId: decoded.header.clientId ?? "",
       connection: ctx.connection,
     });
-    const response = body === null ? null : protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, body);
+    // Top-level fields a handler leaves out (those of other versions) take their schema defaults.
+    const response =
+      body === null
+        ? null
+        : protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, decoded.api.response.create(body));
     return { apiKey, apiVersion, correlationId, request: frame, decoded, response };
   }
 
