@@ -205,8 +205,8 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
       await body(broker);
     } finally {
       await broker.close();
+      console.log(`${client}: ${exchanges.length} requests: ${sequence(protocol, exchanges)}`);
     }
-    console.log(`${client}: ${exchanges.length} requests: ${sequence(protocol, exchanges)}`);
     for (const e of exchanges) {
       const key = `${e.apiKey}:${e.apiVersion}`;
       exercised.set(key, (exercised.get(key) ?? new Set()).add(client));
@@ -419,13 +419,16 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
       return;
     }
     for (const groupProtocol of ["classic", "consumer"] as const) {
-      it(`produces under ${CODECS.join(", ")} and consumes in a ${groupProtocol} group`, async () => {
+      it(`produces under ${CODECS.join(", ")} and consumes with two members of a ${groupProtocol} group`, async () => {
         const topic = `platformatic-${groupProtocol}`;
-        const sent = messages(`platformatic-${groupProtocol}`, 10, [
-          ["trace", "abc"],
-          ["empty", ""],
-        ]);
-        let consumed: Message[] = [];
+        const sends = CODECS.map((compression) => ({
+          compression,
+          messages: messages(`platformatic-${groupProtocol}-${compression}`, 10, [
+            ["trace", "abc"],
+            ["empty", ""],
+          ]),
+        }));
+        let result: { consumed: Message[]; perMember: number[] } | undefined;
         const exchanges = await session(
           `@platformatic/kafka 2.12.1 (${groupProtocol})`,
           [{ name: topic, partitions: 3 }],
@@ -433,27 +436,31 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
             const args = {
               bootstrap: broker.bootstrap,
               topic,
+              partitions: 3,
               groupId: `platformatic-${groupProtocol}-group`,
               groupProtocol,
-              compressions: CODECS,
-              messages: sent,
+              members: 2,
+              sends,
               timeoutMs: CLIENT_TIMEOUT_MS - 5000,
             };
-            const result = await run(
+            const child = await run(
               node,
               [path.join(REPO_ROOT, "test/support/platformatic-client.mjs"), JSON.stringify(args)],
-              {
-                timeoutMs: CLIENT_TIMEOUT_MS,
-              },
+              { timeoutMs: CLIENT_TIMEOUT_MS },
             );
-            expect(result, result.stderr).toMatchObject({ code: 0, timedOut: false });
-            consumed = (JSON.parse(result.stdout) as { consumed: Message[] }).consumed;
+            expect(child, child.stderr).toMatchObject({ code: 0, timedOut: false });
+            result = JSON.parse(child.stdout) as { consumed: Message[]; perMember: number[] };
           },
         );
-        const produced = CODECS.flatMap(() => sent);
-        expect(canonical(consumed)).toEqual(canonical(produced));
+        expect(canonical(result!.consumed)).toEqual(canonical(sends.flatMap((s) => s.messages)));
+        // The group's partitions were shared: both members read some of the messages.
+        expect(
+          result!.perMember.every((n) => n > 0),
+          `messages per member: ${result!.perMember}`,
+        ).toBe(true);
         expect(names(exchanges)).toContain(groupProtocol === "classic" ? "JoinGroup" : "ConsumerGroupHeartbeat");
         expect(names(exchanges)).toContain("InitProducerId");
+        expect(names(exchanges)).toContain("OffsetCommit");
       });
     }
   });
