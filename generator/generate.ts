@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { format } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
-import { indexModule } from "./emit/index-module.js";
+import { indexModules } from "./emit/index-module.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
 import { SchemaError } from "./errors.js";
@@ -161,13 +161,10 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     const text = emitMessage(spec, { runtimeImport, sourceLabel: spec.source ?? spec.file, generatorVersion: version });
     outputs.set(`${spec.name}.ts`, await formatTypeScript(text));
   }
-  const names = messages.map((m) => m.name).sort();
-  outputs.set(
-    "index.ts",
-    await formatTypeScript(
-      indexModule(names, version, (labels ?? options.schemas).map((s) => toPosix(s)).join(", "), runtimeImport),
-    ),
-  );
+  const sources = (labels ?? options.schemas).map((s) => toPosix(s)).join(", ");
+  for (const [name, text] of indexModules(messages, version, sources, runtimeImport)) {
+    outputs.set(name, await formatTypeScript(text));
+  }
 
   const outDir = path.resolve(cwd, options.out);
   const results: { path: string; status: FileStatus }[] = [];
