@@ -52,7 +52,8 @@ export class Defaults {
       case "null":
         return `${x} === null`;
       case "empty":
-        return nullable ? `${x} !== null && ${x}.length === 0` : `${x}.length === 0`;
+        // undefined (a missing field) is not the default: it goes on to be reported as missing.
+        return nullable ? `${x} != null && ${x}.length === 0` : `${x} !== undefined && ${x}.length === 0`;
       case "struct": {
         const s = structOf(field.type)!;
         this.requireIsDefault(s);
@@ -66,7 +67,10 @@ export class Defaults {
     }
   }
 
-  /** Emits `X$isDefault` (after those of the structs it needs) the first time it is needed. */
+  /**
+   * Emits `X$isDefault` (after those of the structs it needs) the first time it is needed; an
+   * undefined struct (a missing field) is not the default.
+   */
   private requireIsDefault(struct: StructSpec): void {
     if (this.isDefaultEmitted.has(struct)) return;
     this.isDefaultEmitted.add(struct);
@@ -75,7 +79,7 @@ export class Defaults {
       parts.push("(v._unknownTaggedFields === undefined || v._unknownTaggedFields.length === 0)");
     this.ctx.functions.push(
       `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */\n` +
-        `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${parts.length ? parts.join(" &&\n    ") : "true"};\n}`,
+        `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${["v !== undefined", ...parts].join(" &&\n    ")};\n}`,
     );
   }
 

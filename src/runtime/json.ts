@@ -130,16 +130,17 @@ export function checkJsonKeys(o: Record<string, unknown>, known: readonly string
 
 /**
  * The candidate nearest to `word` by edit distance (case ignored), when near enough to be a
- * typo: at most a third of the longer word's length, and at least 1 or 2 edits allowed.
+ * typo: a quarter of the longer word's length in edits, at least 1 and at most 3.
  */
 function closest(word: string, candidates: readonly string[]): string | undefined {
   const w = word.toLowerCase();
   let best: string | undefined;
   let bestDistance = Infinity;
   for (const c of candidates) {
-    const limit = Math.max(2, Math.floor(Math.max(w.length, c.length) / 3));
-    const d = editDistance(w, c.toLowerCase(), Math.min(limit, bestDistance - 1));
-    if (d < bestDistance) {
+    const limit = Math.min(3, Math.max(1, Math.floor(Math.max(w.length, c.length) / 4)));
+    const bound = Math.min(limit, bestDistance - 1);
+    const d = editDistance(w, c.toLowerCase(), bound);
+    if (d <= bound) {
       best = c;
       bestDistance = d;
     }
