@@ -21,10 +21,10 @@ async function typescriptFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-it("src, generator, test, bench and fuzz are formatted with prettier", async () => {
+it("src, generator, test, bench, fuzz and examples are formatted with prettier", async () => {
   const files = (
     await Promise.all(
-      ["src", "generator", "test", "bench", "fuzz"].map((d) => typescriptFiles(path.join(REPO_ROOT, d))),
+      ["src", "generator", "test", "bench", "fuzz", "examples"].map((d) => typescriptFiles(path.join(REPO_ROOT, d))),
     )
   ).flat();
   expect(files.length).toBeGreaterThan(20);
