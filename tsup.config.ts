@@ -6,6 +6,7 @@
  * - `dist/index`            ← `src/index.ts` (package root: every codec + `messages` + errors)
  * - `dist/runtime`          ← `src/runtime/index.ts` (`kafka-wire/runtime`)
  * - `dist/codegen/v1`       ← `src/codegen/v1.ts` (`kafka-wire/codegen/v1`, what generated code imports)
+ * - `dist/records`          ← `src/records/index.ts` (`kafka-wire/records`: record batches)
  * - `dist/messages/<Name>`  ← `generated/<Name>.ts` (`kafka-wire/messages/<Name>`: one codec
  *   and its struct types, without the other codecs)
  *
@@ -36,6 +37,7 @@ export default defineConfig((overrides): Options => {
       index: "src/index.ts",
       runtime: "src/runtime/index.ts",
       "codegen/v1": "src/codegen/v1.ts",
+      records: "src/records/index.ts",
       ...messageEntries(),
     },
     format: ["esm", "cjs"],

@@ -20,6 +20,7 @@ import { loadCorpusCodecs, REPO_ROOT, SCHEMAS_DIR } from "./corpus.js";
 import { checksum, prewarm, runOp, type Op, type OpResult, type Settings } from "./harness.js";
 import { seedMessageOps, sharedOps } from "./ops.js";
 import { installedVersions } from "./peers.js";
+import { recordOps } from "./records.js";
 import { ratioTable, resultsTable } from "./report.js";
 
 const FULL: Settings = { rounds: 25, roundMs: 40, warmupMs: 100 };
@@ -57,7 +58,7 @@ async function main(): Promise<void> {
     log(`generated the corpus codecs into bench/.generated/ in ${Math.round(performance.now() - t0)} ms`);
   }
 
-  let ops: Op[] = [...(corpus === null ? [] : sharedOps(corpus)), ...seedMessageOps()];
+  let ops: Op[] = [...(corpus === null ? [] : sharedOps(corpus)), ...seedMessageOps(), ...(await recordOps())];
   const filter = values.filter?.toLowerCase();
   if (filter !== undefined) ops = ops.filter((op) => op.name.toLowerCase().includes(filter));
   if (ops.length === 0) throw new Error(`no op matches --filter ${values.filter}`);

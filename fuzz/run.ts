@@ -12,12 +12,14 @@
  *   npm run fuzz -- --seed-share 0.3           share of inputs for the seed messages (default 0.3)
  *   npm run fuzz -- --reuse-corpus             do not regenerate the corpus codecs
  *   npm run fuzz -- --max-ms 5                 a tighter time bound per decode (default 50 ms + 1 µs/byte)
+ *   npm run fuzz -- --records                  record sets (decodeRecords) instead of messages:
+ *                                              random bytes and mutated golden record sets
  *
  * The corpus codecs are generated into `.corpus/fuzz/generated/` (ignored by git; the vitest
  * corpus setup uses `.corpus/generated/`, so both can run at once). Exit code 1 on any failure.
  */
 
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
@@ -36,6 +38,14 @@ import {
   type FuzzLimits,
   type FuzzTarget,
 } from "../test/support/fuzz.js";
+import {
+  checkRecordsCase,
+  mutatedRecordsCaseArb,
+  randomRecordsCaseArb,
+  recordSetSites,
+  RecordsStats,
+  type RecordsCase,
+} from "../test/support/fuzz-records.js";
 import { readGolden } from "../test/support/golden.js";
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -53,6 +63,7 @@ const { values: args } = parseArgs({
     "seed-share": { type: "string", default: "0.3" },
     "reuse-corpus": { type: "boolean", default: false },
     "max-ms": { type: "string" },
+    records: { type: "boolean", default: false },
     help: { type: "boolean", default: false },
   },
 });
@@ -126,6 +137,47 @@ async function loadTargets(): Promise<{ seedTargets: FuzzTarget[]; corpusTargets
   }
   const keep = (t: FuzzTarget) => filter === null || filter.test(t.label);
   return { seedTargets: seedTargets.filter(keep), corpusTargets: corpusTargets.filter(keep) };
+}
+
+if (args.records) {
+  await fuzzRecords();
+  process.exit(0);
+}
+
+/** `--records`: the record-set oracle of test/support/fuzz-records.ts; exits 1 on any failure. */
+async function fuzzRecords(): Promise<void> {
+  const dir = path.join(SHARED, "golden", "records");
+  const vectors = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.startsWith("records-") && f.endsWith(".json"))
+        .flatMap((f) => JSON.parse(readFileSync(path.join(dir, f), "utf8")) as { id: string; hex: string }[])
+        .map((v) => {
+          const bytes = Uint8Array.from(Buffer.from(v.hex, "hex"));
+          return { bytes, sites: recordSetSites(bytes), label: v.id };
+        })
+    : [];
+  console.log(`fuzz: record sets, ${vectors.length} golden record sets`);
+  const arb: fc.Arbitrary<RecordsCase> =
+    vectors.length === 0
+      ? randomRecordsCaseArb()
+      : fc.oneof(
+          randomRecordsCaseArb(),
+          fc.constantFrom(...vectors).chain((v) => mutatedRecordsCaseArb(v)),
+        );
+  const stats = new RecordsStats();
+  const deadline = args.seconds !== undefined ? Date.now() + Number(args.seconds) * 1000 : Infinity;
+  const result = fc.check(
+    fc.property(arb, (c) => {
+      if (Date.now() > deadline) return true;
+      checkRecordsCase(c, stats);
+      return keepGoing || stats.failures.size === 0;
+    }),
+    { seed, numRuns: inputs, ...(args.path !== undefined ? { path: args.path } : {}), endOnFailure: true },
+  );
+  if (result.failed) console.log(`fuzz: replay with --seed ${seed} --path ${result.counterexamplePath}`);
+  console.log(`fuzz: ${stats.inputs} record sets, ${stats.decoded} decoded, ${stats.rejected} rejected`);
+  for (const f of stats.failures.values()) console.log(`FAIL ${f.kind}: ${f.detail} [${f.source}] ${f.hex}`);
+  if (stats.failures.size > 0) process.exit(1);
 }
 
 const { seedTargets, corpusTargets } = await loadTargets();

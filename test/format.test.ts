@@ -12,7 +12,7 @@ async function typescriptFiles(dir: string): Promise<string[]> {
   for (const d of await readdir(dir, { withFileTypes: true })) {
     const full = path.join(dir, d.name);
     if (d.isDirectory()) {
-      if (d.name !== "node_modules" && !d.name.startsWith(".") && d.name !== "fixtures")
+      if (d.name !== "node_modules" && d.name !== "dist" && !d.name.startsWith(".") && d.name !== "fixtures")
         out.push(...(await typescriptFiles(full)));
     } else if (d.name.endsWith(".ts")) {
       out.push(full);
@@ -21,10 +21,12 @@ async function typescriptFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-it("src, generator, test, bench, fuzz and examples are formatted with prettier", async () => {
+it("src, generator, cli, scripts, test, bench, fuzz, compression and examples are formatted with prettier", async () => {
   const files = (
     await Promise.all(
-      ["src", "generator", "test", "bench", "fuzz", "examples"].map((d) => typescriptFiles(path.join(REPO_ROOT, d))),
+      ["src", "generator", "cli", "scripts", "test", "bench", "fuzz", "compression", "examples"].map((d) =>
+        typescriptFiles(path.join(REPO_ROOT, d)),
+      ),
     )
   ).flat();
   expect(files.length).toBeGreaterThan(20);

@@ -12,7 +12,7 @@
  * of inputs; `npm run fuzz` runs far more with a random seed.
  */
 
-import { readdirSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -28,6 +28,14 @@ import {
   type FuzzCase,
   type FuzzTarget,
 } from "./support/fuzz.js";
+import {
+  checkRecordsCase,
+  mutatedRecordsCaseArb,
+  randomRecordsCaseArb,
+  recordSetSites,
+  RecordsStats,
+  type RecordsCase,
+} from "./support/fuzz-records.js";
 import { readGolden } from "./support/golden.js";
 import { describeShared, sharedDir } from "./support/shared.js";
 
@@ -40,6 +48,10 @@ const SEED_PER_VECTOR = Math.ceil(300 * SCALE);
 /** Inputs per corpus message version, and mutations per corpus golden vector (3 per version). */
 const CORPUS_RANDOM = Math.ceil(500 * SCALE);
 const CORPUS_PER_VECTOR = Math.ceil(80 * SCALE);
+
+/** Record sets: random byte strings, and mutations per golden record set. */
+const RECORDS_RANDOM = Math.ceil(20000 * SCALE);
+const RECORDS_PER_VECTOR = Math.ceil(150 * SCALE);
 
 const SEED_MESSAGES = [
   "StreamsGroupHeartbeatRequest",
@@ -138,6 +150,45 @@ describeShared("fuzz: every message and version of Apache Kafka's schemas", "gol
       it(`every version: ${CORPUS_RANDOM} random byte strings, ${CORPUS_PER_VECTOR} mutations of each golden vector`, () => {
         fuzzMessage(targets, CORPUS_RANDOM, CORPUS_PER_VECTOR);
       });
+    });
+  }
+});
+
+describeShared("fuzz: record sets (decodeRecords)", "golden/records", (dir) => {
+  const files = readdirSync(dir)
+    .filter((f) => f.startsWith("records-") && f.endsWith(".json"))
+    .sort();
+
+  const run = (arb: fc.Arbitrary<RecordsCase>, numRuns: number, label: string, stats: RecordsStats) =>
+    fc.assert(
+      fc.property(arb, (c) => {
+        checkRecordsCase(c, stats);
+        return true;
+      }),
+      { seed: seedFor(label), numRuns },
+    );
+  const report = (stats: RecordsStats) =>
+    [...stats.failures.values()].map((f) => `${f.kind}: ${f.detail} [${f.source}] ${f.hex.slice(0, 400)}`).join("\n");
+
+  it(`${RECORDS_RANDOM} random byte strings`, () => {
+    const stats = new RecordsStats();
+    run(randomRecordsCaseArb(), RECORDS_RANDOM, "records random", stats);
+    expect(stats.failures.size, `seed ${SEED}:\n${report(stats)}`).toBe(0);
+  });
+
+  for (const file of files) {
+    it(`${file}: ${RECORDS_PER_VECTOR} mutations of each vector, with and without the codecs`, () => {
+      const vectors = (JSON.parse(readFileSync(path.join(dir, file), "utf8")) as { id: string; hex: string }[]).map(
+        (v) => {
+          const bytes = Uint8Array.from(Buffer.from(v.hex, "hex"));
+          return { bytes, sites: recordSetSites(bytes), label: v.id };
+        },
+      );
+      const stats = new RecordsStats();
+      for (const vector of vectors)
+        run(mutatedRecordsCaseArb(vector), RECORDS_PER_VECTOR, `records ${vector.label}`, stats);
+      expect(stats.inputs).toBe(vectors.length * RECORDS_PER_VECTOR);
+      expect(stats.failures.size, `seed ${SEED}:\n${report(stats)}`).toBe(0);
     });
   }
 });

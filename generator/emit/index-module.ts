@@ -7,7 +7,10 @@
 
 import type { MessageSpec } from "../model.js";
 import { Code } from "./code.js";
-import { header, jsDoc } from "./names.js";
+import { header, jsDoc, type HeaderFacts } from "./names.js";
+
+/** The header facts of the module-level files: every schema source at once. */
+type IndexFacts = Omit<HeaderFacts, "source"> & { readonly sources: string };
 
 /** One API of the protocol: its name (the request's without `Request`) and its two messages. */
 interface Api {
@@ -37,20 +40,23 @@ function apisOf(specs: readonly MessageSpec[]): Api[] {
 /** The module-level files next to the messages' (unformatted): `index.ts`, and `protocol.ts` with both headers. */
 export function indexModules(
   specs: readonly MessageSpec[],
-  version: string,
-  sources: string,
+  facts: IndexFacts,
   runtimeImport: string,
 ): Map<string, string> {
   const names = specs.map((s) => s.name).sort();
   const framing = names.includes("RequestHeader") && names.includes("ResponseHeader");
-  const files = new Map([["index.ts", indexModule(names, version, sources, framing)]]);
-  if (framing) files.set("protocol.ts", protocolModule(apisOf(specs), version, sources, runtimeImport));
+  const files = new Map([["index.ts", indexModule(names, facts, framing)]]);
+  if (framing) files.set("protocol.ts", protocolModule(apisOf(specs), facts, runtimeImport));
   return files;
 }
 
-function indexModule(names: readonly string[], version: string, sources: string, framing: boolean): string {
+function fileHeader(facts: IndexFacts): string {
+  return header({ version: facts.version, source: facts.sources, command: facts.command });
+}
+
+function indexModule(names: readonly string[], facts: IndexFacts, framing: boolean): string {
   const code = new Code();
-  code.append(header(version, sources));
+  code.append(fileHeader(facts));
   for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
@@ -64,9 +70,9 @@ function indexModule(names: readonly string[], version: string, sources: string,
   return `${code}\n`;
 }
 
-function protocolModule(apis: readonly Api[], version: string, sources: string, runtimeImport: string): string {
+function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: string): string {
   const code = new Code();
-  code.append(header(version, sources));
+  code.append(fileHeader(facts));
   code.line(`import { defineProtocol, type TypedProtocol } from ${JSON.stringify(runtimeImport)};`);
   const imported = ["RequestHeader", "ResponseHeader", ...apis.flatMap((a) => [a.request, a.response])];
   for (const n of imported) code.line(`import { ${n} } from "./${n}.js";`);

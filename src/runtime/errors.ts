@@ -39,12 +39,24 @@ export type KafkaWireErrorCode =
   /** JSON input that does not match Kafka's JsonConverter format. */
   | "INVALID_JSON"
   /** The caller's target buffer is too small for encodeInto. */
-  | "BUFFER_TOO_SMALL";
+  | "BUFFER_TOO_SMALL"
+  /** A record batch or record that breaks Kafka's record format (framing, counts, sizes, attributes). */
+  | "CORRUPT_RECORD"
+  /** A record batch's CRC-32C (legacy message: CRC-32) does not match its bytes. */
+  | "CRC_MISMATCH"
+  /** A batch's compression codec is unknown, or no codec for it was passed in `codecs`. */
+  | "UNSUPPORTED_COMPRESSION"
+  /** A compressed payload that the codec cannot decompress (or compress) as given. */
+  | "COMPRESSION_FAILED"
+  /** Decompressed records larger than the `maxDecompressedBytes` cap (or than the size the format declares). */
+  | "DECOMPRESSED_TOO_LARGE";
 
 /**
- * A brand every kafka-wire error carries (its class name, under a registry-wide symbol), so that
- * `instanceof` works across copies of the library: the ESM and CommonJS builds loaded in one
- * process, or two installed versions. Plain prototype checks would fail there.
+ * A brand every kafka-wire error carries under a registry-wide symbol: the names of its class and
+ * of every ancestor up to {@link KafkaWireError} (`["KafkaRecordsError", "KafkaDecodeError",
+ * "KafkaWireError"]`). `instanceof` checks it, so it works across copies of the library: the ESM
+ * and CommonJS builds loaded in one process, or two installed versions, where plain prototype
+ * checks fail.
  */
 const BRAND = Symbol.for("kafka-wire.error");
 
@@ -52,12 +64,24 @@ function brandOf(value: unknown): unknown {
   return typeof value === "object" && value !== null ? (value as { [BRAND]?: unknown })[BRAND] : undefined;
 }
 
+/** A class's own name, from the `name` getter its prototype defines (a literal: minifiers keep it). */
+function ownName(prototype: object): string | undefined {
+  const getter = Object.getOwnPropertyDescriptor(prototype, "name")?.get;
+  return getter === undefined ? undefined : String(getter.call(undefined));
+}
+
 /** Base class of every error kafka-wire throws from encoding and decoding. */
 export class KafkaWireError extends Error {
-  /** True for any kafka-wire error, from this copy of the library or another (ESM/CJS, another version). */
+  /**
+   * True for an error of this class or a subclass, from this copy of the library or another
+   * (ESM/CJS, another version): the brand names this class. Subclasses inherit this check.
+   */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    const brand = brandOf(value);
-    return brand === "KafkaWireError" || brand === "KafkaDecodeError" || brand === "KafkaEncodeError";
+    const name = ownName(this.prototype);
+    // A subclass (of a user's) that names itself nothing of its own: the ordinary prototype check.
+    if (name === undefined) return Function.prototype[Symbol.hasInstance].call(this, value);
+    const chain = brandOf(value);
+    return Array.isArray(chain) && chain.includes(name);
   }
 
   /** Stable machine-readable code. */
@@ -79,7 +103,16 @@ export class KafkaWireError extends Error {
     this.offset = offset;
     this.path = path;
     this.message = this.describe();
-    Object.defineProperty(this, BRAND, { value: this.name });
+    const chain: string[] = [];
+    for (
+      let p: object | null = Object.getPrototypeOf(this);
+      p !== null && p !== Error.prototype;
+      p = Object.getPrototypeOf(p)
+    ) {
+      const name = ownName(p);
+      if (name !== undefined) chain.push(name);
+    }
+    Object.defineProperty(this, BRAND, { value: chain });
   }
 
   /** The class name, `"KafkaWireError"` (subclasses give their own), as stack traces and logs show it. */
@@ -108,11 +141,6 @@ export class KafkaWireError extends Error {
 
 /** Thrown by `decode` and `fromJson`: the input bytes or JSON are not a valid message. */
 export class KafkaDecodeError extends KafkaWireError {
-  /** True for a decode error from this copy of the library or another (ESM/CJS, another version). */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return brandOf(value) === "KafkaDecodeError";
-  }
-
   /** Always `"KafkaDecodeError"`. */
   override get name(): string {
     return "KafkaDecodeError";
@@ -121,14 +149,40 @@ export class KafkaDecodeError extends KafkaWireError {
 
 /** Thrown by `encode`, `encodeInto`, `size` and `toJson`: the message cannot be written in this version. */
 export class KafkaEncodeError extends KafkaWireError {
-  /** True for an encode error from this copy of the library or another (ESM/CJS, another version). */
-  static override [Symbol.hasInstance](value: unknown): boolean {
-    return brandOf(value) === "KafkaEncodeError";
-  }
-
   /** Always `"KafkaEncodeError"`. */
   override get name(): string {
     return "KafkaEncodeError";
+  }
+}
+
+/**
+ * A {@link KafkaDecodeError} inside a record set (`decodeRecords`): also says which batch.
+ * `offset` is the byte offset in the record set; for a problem inside a compressed batch's
+ * records it is the batch's own offset, and `reason` gives the position in the decompressed bytes.
+ */
+export class KafkaRecordsError extends KafkaDecodeError {
+  /** The failing batch's base offset (a legacy entry's offset field), or null when the batch header itself is unreadable. */
+  readonly baseOffset: bigint | null;
+  /** Byte offset of the failing batch in the record set. */
+  readonly batchOffset: number;
+
+  constructor(
+    code: KafkaWireErrorCode,
+    reason: string,
+    offset: number,
+    path: string,
+    baseOffset: bigint | null,
+    batchOffset: number,
+    options?: { cause?: unknown },
+  ) {
+    super(code, reason, offset, path, options);
+    this.baseOffset = baseOffset;
+    this.batchOffset = batchOffset;
+  }
+
+  /** Always `"KafkaRecordsError"`. */
+  override get name(): string {
+    return "KafkaRecordsError";
   }
 }
 

@@ -1,6 +1,7 @@
 import { describe, it, expect } from "vitest";
 import {
   KafkaDecodeError,
+  KafkaRecordsError,
   KafkaEncodeError,
   KafkaWireError,
   fieldNotInVersion,
@@ -124,21 +125,31 @@ describe("fieldNotInVersion", () => {
 
 describe("instanceof across copies of the library (ESM and CJS builds, two versions)", () => {
   /** What an error thrown by another copy looks like from here: other classes, the same registry-wide brand. */
-  function fromAnotherCopy(name: string): Error {
+  function fromAnotherCopy(...chain: string[]): Error {
     const e = new Error("from another copy");
-    Object.defineProperty(e, Symbol.for("kafka-wire.error"), { value: name });
+    Object.defineProperty(e, Symbol.for("kafka-wire.error"), { value: chain });
     return e;
   }
 
   it("recognises another copy's errors by their brand, each class only its own kind", () => {
-    const decode = fromAnotherCopy("KafkaDecodeError");
+    const decode = fromAnotherCopy("KafkaDecodeError", "KafkaWireError");
     expect(decode instanceof KafkaDecodeError).toBe(true);
     expect(decode instanceof KafkaWireError).toBe(true);
     expect(decode instanceof KafkaEncodeError).toBe(false);
-    const encode = fromAnotherCopy("KafkaEncodeError");
+    const encode = fromAnotherCopy("KafkaEncodeError", "KafkaWireError");
     expect(encode instanceof KafkaEncodeError).toBe(true);
     expect(encode instanceof KafkaDecodeError).toBe(false);
     expect(fromAnotherCopy("SomethingElse") instanceof KafkaWireError).toBe(false);
+    const records = fromAnotherCopy("KafkaRecordsError", "KafkaDecodeError", "KafkaWireError");
+    expect(records instanceof KafkaRecordsError && records instanceof KafkaDecodeError).toBe(true);
+    expect(decode instanceof KafkaRecordsError).toBe(false);
+  });
+
+  it("falls back to the prototype check for a subclass without a name of its own", () => {
+    class Mine extends KafkaDecodeError {}
+    expect(new Mine("BUFFER_UNDERFLOW", "x", 0) instanceof Mine).toBe(true);
+    expect(new KafkaDecodeError("BUFFER_UNDERFLOW", "x", 0) instanceof Mine).toBe(false);
+    expect(new Mine("BUFFER_UNDERFLOW", "x", 0) instanceof KafkaDecodeError).toBe(true);
   });
 
   it("does not take plain errors or non-objects for ours", () => {
@@ -152,6 +163,10 @@ describe("instanceof across copies of the library (ESM and CJS builds, two versi
     expect(e instanceof KafkaDecodeError && e instanceof KafkaWireError && !(e instanceof KafkaEncodeError)).toBe(true);
     expect(Object.keys(e)).not.toContain(Symbol.for("kafka-wire.error").toString());
     expect(Object.getOwnPropertySymbols(e).map((s) => s.description)).toEqual(["kafka-wire.error"]);
+    expect((e as unknown as Record<symbol, unknown>)[Symbol.for("kafka-wire.error")]).toEqual([
+      "KafkaDecodeError",
+      "KafkaWireError",
+    ]);
     expect(JSON.stringify({ ...e })).not.toContain("KafkaDecodeError");
   });
 });

@@ -55,6 +55,24 @@ function nodeOnlyUses(fileName: string, text: string): string[] {
   return [...new Set(found)];
 }
 
+describe("kafka-wire/records uses no Node.js APIs and no third-party code", () => {
+  const dir = path.resolve(RUNTIME_DIR, "../records");
+  const files = readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
+
+  it("finds the records' source files", () => {
+    for (const f of ["codecs.ts", "crc.ts", "decode.ts", "encode.ts", "index.ts", "varint.ts"])
+      expect(files).toContain(f);
+  });
+
+  it.each(files)("%s has no Buffer, node: import, require( or process., and imports only relative modules", (f) => {
+    const text = readFileSync(path.join(dir, f), "utf8");
+    expect(nodeOnlyUses(f, text)).toEqual([]);
+    for (const spec of importSpecifiers(f, text)) expect(spec).toMatch(/^\.\.?\//);
+  });
+});
+
 describe("the runtime uses no Node.js APIs", () => {
   const files = readdirSync(RUNTIME_DIR)
     .filter((f) => f.endsWith(".ts"))

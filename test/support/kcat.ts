@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import net from "node:net";
 import path from "node:path";
+import { crc32c as recordsCrc32c, encodeRecordBatch } from "../../src/records/index.js";
 import { FrameSplitter, type DecodedResponse, type Protocol } from "../../src/runtime/index.js";
 
 /** The absolute path of `kcat` on PATH, or null when it is not installed. */
@@ -263,76 +264,14 @@ export function hex(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
 }
 
-const CRC32C_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
-    table[i] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32C (Castagnoli), the checksum of Kafka's record batches. */
+/** CRC-32C (Castagnoli), the checksum of Kafka's record batches: the library's. */
 export function crc32c(bytes: Uint8Array): number {
-  let c = 0xffffffff;
-  for (const b of bytes) c = CRC32C_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
+  return recordsCrc32c(bytes);
 }
 
-function zigzagVarint(n: number): number[] {
-  let z = ((n << 1) ^ (n >> 31)) >>> 0;
-  const out: number[] = [];
-  while (z > 0x7f) {
-    out.push((z & 0x7f) | 0x80);
-    z >>>= 7;
-  }
-  out.push(z);
-  return out;
-}
-
-/**
- * A Kafka record batch (magic 2, "Record Batch" in the protocol guide) with one record, no
- * compression, no producer id, base offset 0:
- *
- *   baseOffset int64 | batchLength int32 | partitionLeaderEpoch int32 (-1) | magic int8 (2)
- *   | crc uint32 (CRC-32C of everything after it) | attributes int16 (0) | lastOffsetDelta int32 (0)
- *   | baseTimestamp int64 | maxTimestamp int64 | producerId int64 (-1) | producerEpoch int16 (-1)
- *   | baseSequence int32 (-1) | records count int32 (1)
- *   | record: length varint | attributes int8 | timestampDelta varlong | offsetDelta varint
- *     | key length varint, key | value length varint, value | headers count varint (0)
- */
+/** A record batch (magic 2) with one record, no compression, no producer id, base offset 0: the library's builder. */
 export function recordBatch(key: Uint8Array | null, value: Uint8Array, timestamp: bigint): Uint8Array {
-  const recordBody = [
-    0, // attributes
-    ...zigzagVarint(0), // timestampDelta
-    ...zigzagVarint(0), // offsetDelta
-    ...(key === null ? zigzagVarint(-1) : [...zigzagVarint(key.length), ...key]),
-    ...zigzagVarint(value.length),
-    ...value,
-    ...zigzagVarint(0), // headers
-  ];
-  const record = [...zigzagVarint(recordBody.length), ...recordBody];
-  const afterCrc = new Uint8Array(40 + record.length);
-  const a = new DataView(afterCrc.buffer);
-  a.setInt16(0, 0); // attributes
-  a.setInt32(2, 0); // lastOffsetDelta
-  a.setBigInt64(6, timestamp); // baseTimestamp
-  a.setBigInt64(14, timestamp); // maxTimestamp
-  a.setBigInt64(22, -1n); // producerId
-  a.setInt16(30, -1); // producerEpoch
-  a.setInt32(32, -1); // baseSequence
-  a.setInt32(36, 1); // records count
-  afterCrc.set(record, 40);
-  const batch = new Uint8Array(21 + afterCrc.length);
-  const b = new DataView(batch.buffer);
-  b.setBigInt64(0, 0n); // baseOffset
-  b.setInt32(8, batch.length - 12); // batchLength: everything after this field
-  b.setInt32(12, -1); // partitionLeaderEpoch
-  b.setInt8(16, 2); // magic
-  b.setUint32(17, crc32c(afterCrc));
-  batch.set(afterCrc, 21);
-  return batch;
+  return encodeRecordBatch({ records: [{ key, value, timestamp }] }) as Uint8Array;
 }
 
 /** What a finished kcat run printed, and how it ended. */

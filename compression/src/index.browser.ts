@@ -1,0 +1,18 @@
+/**
+ * The browser build of `kafka-wire-compression` (the package's `browser` condition): snappy, lz4
+ * and zstd; gzip is left to `kafka-wire/records`' built-in CompressionStream codec (node:zlib does
+ * not exist there).
+ */
+import { lz4 } from "./lz4.js";
+import { snappy } from "./snappy.js";
+import type { Codecs } from "./types.js";
+import { zstd } from "./zstd.js";
+
+export { lz4, snappy, zstd };
+export { initZstd } from "./zstd.js";
+export { lz4CompressFrame, lz4DecompressFrames } from "./lz4.js";
+export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
+export { zstdDecompress } from "./zstd.js";
+
+/** snappy, lz4 and zstd (gzip: the core's default). */
+export const codecs: Codecs = { snappy, lz4, zstd };

@@ -1,0 +1,24 @@
+/**
+ * `kafka-wire-compression`: the codecs `kafka-wire/records` leaves out of its core, ready to pass:
+ *
+ *   import { decodeRecords, encodeRecordBatch } from "kafka-wire/records";
+ *   import { codecs } from "kafka-wire-compression";
+ *   const set = decodeRecords(bytes, { codecs });
+ *
+ * gzip (node:zlib, synchronous), snappy (snappyjs; xerial-framed and raw), lz4 (Kafka's frame
+ * around lz4js blocks), zstd (fzstd to read, @bokuweb/zstd-wasm to write). No native build.
+ */
+import { gzip } from "./gzip.js";
+import { lz4 } from "./lz4.js";
+import { snappy } from "./snappy.js";
+import type { Codecs } from "./types.js";
+import { zstd } from "./zstd.js";
+
+export { gzip, lz4, snappy, zstd };
+export { initZstd } from "./zstd.js";
+export { lz4CompressFrame, lz4DecompressFrames } from "./lz4.js";
+export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
+export { zstdDecompress } from "./zstd.js";
+
+/** All four codecs, for the `codecs` option of `decodeRecords` and `encodeRecordBatch`. */
+export const codecs: Codecs = { gzip, snappy, lz4, zstd };

@@ -1,0 +1,195 @@
+/**
+ * The shapes of decoded records and batches (Kafka's names, from `DefaultRecordBatch`,
+ * `DefaultRecord` and `AbstractLegacyRecordBatch`), shared by the decoder and the encoder.
+ */
+
+import type { Compression } from "./codecs.js";
+
+/** A record header: keys are UTF-8 text, values bytes or null. Kafka keeps headers in stored order, repeats allowed. */
+export interface RecordHeader {
+  readonly key: string;
+  readonly value: Uint8Array | null;
+}
+
+/** `CreateTime` (the producer's clock) or `LogAppendTime` (the broker's); magic 0 has neither. */
+export type TimestampType = "CreateTime" | "LogAppendTime" | "NoTimestampType";
+
+/** What every record gives a consumer, whatever its format. */
+export interface KafkaRecord {
+  /** The record's absolute offset (int64). */
+  readonly offset: bigint;
+  /** Milliseconds since the epoch (int64) as a consumer sees it: the batch's `maxTimestamp` for LogAppendTime, -1 for none. */
+  readonly timestamp: bigint;
+  /** A view into the input (or the decompressed records), or null. */
+  readonly key: Uint8Array | null;
+  /** A view into the input (or the decompressed records), or null (a tombstone). */
+  readonly value: Uint8Array | null;
+  /** In stored order; empty for legacy messages. */
+  readonly headers: readonly RecordHeader[];
+}
+
+/** Kafka's `ControlRecordType` names (key bytes 2–3); other ids decode as `"UNKNOWN"` and are kept raw. */
+export type ControlRecordTypeName =
+  | "ABORT"
+  | "COMMIT"
+  | "LEADER_CHANGE"
+  | "SNAPSHOT_HEADER"
+  | "SNAPSHOT_FOOTER"
+  | "KRAFT_VERSION"
+  | "KRAFT_VOTERS"
+  | "UNKNOWN";
+
+/** Ids 0–6 of {@link ControlRecordTypeName}. */
+export const CONTROL_TYPE_NAMES: readonly ControlRecordTypeName[] = [
+  "ABORT",
+  "COMMIT",
+  "LEADER_CHANGE",
+  "SNAPSHOT_HEADER",
+  "SNAPSHOT_FOOTER",
+  "KRAFT_VERSION",
+  "KRAFT_VOTERS",
+];
+
+/**
+ * The key of a control record (int16 version, int16 type) and its decoded value: for COMMIT and
+ * ABORT the transaction marker (`EndTransactionMarker`: int16 version, int32 coordinatorEpoch);
+ * for the KRaft types whatever the caller's `controlDecoder` returned (undefined without one).
+ */
+export interface ControlRecord {
+  /** The key's int16 version (Kafka writes 0 and reads higher versions as version 0). */
+  readonly keyVersion: number;
+  /** The key's int16 type id. */
+  readonly typeId: number;
+  readonly type: ControlRecordTypeName;
+  /** COMMIT/ABORT only. */
+  readonly marker?: { readonly version: number; readonly coordinatorEpoch: number };
+  /** KRaft types: the `controlDecoder`'s result. */
+  readonly decoded?: unknown;
+}
+
+/** One record of a magic-2 batch. */
+export interface DefaultRecord extends KafkaRecord {
+  /** The stored offset delta: offset − the batch's baseOffset. */
+  readonly offsetDelta: number;
+  /** The stored timestamp delta (relative to baseTimestamp, also in LogAppendTime batches). */
+  readonly timestampDelta: bigint;
+  /** baseSequence + offsetDelta, wrapping from 2^31-1 to 0; -1 when the batch has no producer. */
+  readonly sequence: number;
+  /** The record's int8 attributes (unused: Kafka writes 0). */
+  readonly attributes: number;
+  /** The record's total size including its length varint. */
+  readonly sizeInBytes: number;
+  /** Control batches only. */
+  readonly control: ControlRecord | undefined;
+}
+
+/** The header of a magic-2 record batch (the protocol guide's "Record Batch"; KIP-98). */
+export interface RecordBatchHeader {
+  /** int64. */
+  readonly baseOffset: bigint;
+  /** The int32 length field: the bytes after it. */
+  readonly batchLength: number;
+  /** int32, -1 when none. */
+  readonly partitionLeaderEpoch: number;
+  readonly magic: 2;
+  /** The stored CRC-32C, unsigned. */
+  readonly crc: number;
+  /** The raw int16 attributes. */
+  readonly attributes: number;
+  readonly compression: Compression;
+  readonly timestampType: "CreateTime" | "LogAppendTime";
+  readonly isTransactional: boolean;
+  readonly isControl: boolean;
+  /** Attribute bit 6 (KIP-534): baseTimestamp then holds the delete horizon. */
+  readonly hasDeleteHorizon: boolean;
+  /** baseTimestamp when `hasDeleteHorizon`, else null. */
+  readonly deleteHorizonMs: bigint | null;
+  readonly lastOffsetDelta: number;
+  readonly baseTimestamp: bigint;
+  readonly maxTimestamp: bigint;
+  /** int64, -1 when not idempotent. */
+  readonly producerId: bigint;
+  readonly producerEpoch: number;
+  readonly baseSequence: number;
+  /** baseSequence + lastOffsetDelta (wrapping), or -1. */
+  readonly lastSequence: number;
+  /** The int32 count field. */
+  readonly recordCount: number;
+}
+
+/** A decoded magic-2 record batch. */
+export interface RecordBatch extends RecordBatchHeader {
+  /**
+   * The records. @throws KafkaRecordsError `UNSUPPORTED_COMPRESSION` when the batch is
+   * compressed and no codec for it was given: the batch still has its header and `raw` bytes.
+   */
+  readonly records: readonly DefaultRecord[];
+  /** True when `records` can be read (uncompressed, or decompressed with a codec). */
+  readonly recordsAvailable: boolean;
+  /** The batch's own bytes (a view into the input): write them back to pass the batch on unchanged. */
+  readonly raw: Uint8Array;
+  /** Where the batch starts in the record set. */
+  readonly byteOffset: number;
+  /** baseOffset + lastOffsetDelta + 1: where the next batch starts (also across compaction gaps). */
+  readonly nextOffset: bigint;
+}
+
+/** One message of a legacy (magic 0/1) message set. */
+export interface LegacyRecord extends KafkaRecord {
+  readonly magic: 0 | 1;
+  /** The stored CRC-32, unsigned. */
+  readonly crc: number;
+  /** The int8 attributes. */
+  readonly attributes: number;
+  readonly timestampType: TimestampType;
+}
+
+/**
+ * One entry of a legacy message set (magic 0 or 1): an uncompressed message (its own only record)
+ * or a compressed wrapper message, whose value holds the inner messages.
+ */
+export interface LegacyBatch {
+  readonly magic: 0 | 1;
+  /** The entry's int64 offset field; for a wrapper, the absolute offset of its last inner message. */
+  readonly offset: bigint;
+  /** The int32 size field. */
+  readonly messageSize: number;
+  /** The stored CRC-32, unsigned. */
+  readonly crc: number;
+  readonly attributes: number;
+  readonly compression: Compression;
+  readonly timestampType: TimestampType;
+  /** Magic 1: the int64 timestamp field; magic 0: null. */
+  readonly timestamp: bigint | null;
+  readonly key: Uint8Array | null;
+  /** For a wrapper: the compressed payload. */
+  readonly value: Uint8Array | null;
+  /** The first record's offset. @throws like `records` for an undecodable wrapper. */
+  readonly baseOffset: bigint;
+  /** The timestamp field (magic 1), -1 for magic 0. */
+  readonly maxTimestamp: bigint;
+  /** @throws like `records`. */
+  readonly recordCount: number;
+  /** @throws KafkaRecordsError `UNSUPPORTED_COMPRESSION` for a wrapper whose codec was not given. */
+  readonly records: readonly LegacyRecord[];
+  readonly recordsAvailable: boolean;
+  readonly raw: Uint8Array;
+  readonly byteOffset: number;
+  /** offset + 1. */
+  readonly nextOffset: bigint;
+  /** Always false (legacy formats have no control batches). */
+  readonly isControl: false;
+}
+
+/** What a record set (a `records` field of Produce/Fetch, a log segment) holds. */
+export interface RecordSet {
+  /** Every complete batch, in order (magic 0/1 entries as {@link LegacyBatch}). */
+  readonly batches: readonly (RecordBatch | LegacyBatch)[];
+  /**
+   * Bytes of a partial trailing batch (a Fetch response cut by its max bytes), 0 when none: not
+   * an error; fetch again from the last batch's `nextOffset`.
+   */
+  readonly incompleteTail: number;
+  /** Bytes covered by the complete batches (Kafka's `MemoryRecords.validBytes()`). */
+  readonly validBytes: number;
+}
