@@ -92,7 +92,7 @@ describe("create(init): nested defaults", () => {
   it("keeps values of the wrong type for encode to report with their path", () => {
     const message = Resp.create({ groups: [{ groupId: "g", members: "nope" as never }, null as never] });
     expect(message.groups[0]!.members).toBe("nope");
-    expect(() => Resp.encode(message, 0)).toThrow(/expected an array, got string at groups\[0\]\.members/);
+    expect(() => Resp.encode(message, 0)).toThrow(/expected an array, got string .* at groups\[0\]\.members/);
     const nulls = Resp.create({ groups: [null as never] });
     expect(() => Resp.encode(nulls, 0)).toThrow(/null is not allowed .* at groups\[0\]/);
     expect(Resp.create(null as never)).toEqual(Resp.create());
