@@ -53,9 +53,8 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
     ]);
     // Both folders really import from it (a wrong specifier would make this test vacuous).
     expect(used.size).toBeGreaterThan(20);
-    // Plus the parameter types of defineMessage and defineProtocol, which the contract must name,
-    // and Protocol, which index.ts files generated before protocol.ts existed import.
-    const expected = [...used, "MessageDefinition", "ProtocolDefinition", "Protocol"];
+    // Plus the parameter types of defineMessage and defineProtocol, which the contract must name.
+    const expected = [...used, "MessageDefinition", "ProtocolDefinition"];
     expect([...exportedNames(V1)].sort()).toEqual(expected.sort());
   });
 });

@@ -6,19 +6,12 @@
  * committed generated code keeps working when it upgrades the runtime. A change that breaks this
  * contract gets a new path (`codegen/v2`) next to this one. These are building blocks for
  * generated functions, not an API for hand-written code: use `kafka-wire/runtime` there.
- *
- * Added within v1 (new generated code needs them; older generated code does not import them):
- * `Init`, `initStruct`, `initStructs` (nested defaults in the exported `createX(init)`),
- * `checkJsonKeys` (unknown JSON keys), `TypedProtocol` (the generated protocol.ts). `create` in
- * a `MessageDefinition` now takes the init (it used to take nothing and the runtime assigned
- * the init over its result). `Protocol` stays for index.ts files generated before protocol.ts
- * existed, although new generated code names `TypedProtocol` instead.
  */
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
 export { defineMessage, initStruct, initStructs, type Init, type MessageDefinition } from "../runtime/codec.js";
-export { defineProtocol, type Protocol, type ProtocolDefinition, type TypedProtocol } from "../runtime/framing.js";
+export { defineProtocol, type ProtocolDefinition, type TypedProtocol } from "../runtime/framing.js";
 export type { Reader } from "../runtime/reader.js";
 export {
   type Writer,
