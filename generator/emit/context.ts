@@ -16,6 +16,8 @@ export interface EmitOptions {
   readonly sourceLabel: string;
   /** kafka-wire's version, for the header. */
   readonly generatorVersion: string;
+  /** The command that regenerates the module, for the header. */
+  readonly command: string;
 }
 
 export class ModuleContext {
@@ -63,6 +65,14 @@ export class ModuleContext {
   /** The versions in which `field` (the message itself when omitted) is flexible. */
   flexibleVersions(field?: FieldSpec): Versions {
     return field ? flexibleVersionsOf(field, this.spec.flexibleVersions) : this.spec.flexibleVersions;
+  }
+
+  /**
+   * Whether `struct`'s interface has `_unknownTaggedFields`: it has a tagged-field section in
+   * some version its functions see, or it has no functions (a common struct no field uses).
+   */
+  keepsUnknownTaggedFields(struct: StructSpec): boolean {
+    return this.hasTaggedSection(struct) || this.contexts.get(struct) === undefined;
   }
 
   /** Whether `struct` has a tagged-field section in some version its functions see. */

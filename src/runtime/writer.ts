@@ -19,18 +19,48 @@ function rangeError(type: string, v: unknown, offset: number): KafkaEncodeError 
   // int64 and uvarlong take a bigint, every other type a number: a value of the right type is
   // out of range, anything else is the wrong type.
   const expected = type === "int64" || type === "uvarlong" ? "bigint" : "number";
+  if (v === undefined) return missingField(offset);
   if (typeof v === expected) {
-    return new KafkaEncodeError("INT_OUT_OF_RANGE", `${String(v)} is not a valid ${type}`, offset);
+    return new KafkaEncodeError("INT_OUT_OF_RANGE", `${shown(String(v))} is not a valid ${type}`, offset);
   }
   return new KafkaEncodeError("INVALID_VALUE", `expected a ${expected} for ${type}, got ${describe(v)}`, offset);
 }
 
-/** A short description of a value's type for error messages. */
+/** Longest part of a string (or number text) an error message quotes; longer values are cut with "…". */
+const SHOWN_CHARS = 40;
+
+function shown(text: string): string {
+  return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS)}…`;
+}
+
+/** {@link describe} of a number given as its decimal text (a JSON number read losslessly). */
+export function describeNumber(text: string): string {
+  return `number ${shown(text)}`;
+}
+
+/**
+ * A short description of a value for error messages: its type and, for scalars, the value itself
+ * (strings quoted and cut after 40 characters): `number 3000000000`, `string "abc"`,
+ * `boolean true`, `an array (3 elements)`, `a Uint8Array (2 bytes)`, `object`, `null`.
+ */
 export function describe(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (v instanceof Uint8Array) return "a Uint8Array";
-  return typeof v;
+  if (Array.isArray(v)) return `an array (${v.length} elements)`;
+  if (v instanceof Uint8Array) return `a Uint8Array (${v.length} bytes)`;
+  switch (typeof v) {
+    case "string": {
+      const text = JSON.stringify(v.length <= SHOWN_CHARS ? v : v.slice(0, SHOWN_CHARS));
+      return v.length <= SHOWN_CHARS ? `string ${text}` : `string ${text.slice(0, -1)}…" (${v.length} characters)`;
+    }
+    case "number":
+      return describeNumber(String(v));
+    case "boolean":
+      return `boolean ${String(v)}`;
+    case "bigint":
+      return `bigint ${shown(v.toString())}`;
+    default:
+      return typeof v;
+  }
 }
 
 /** Bytes an unsigned varint of `v` (0..2^32-1) takes: 1..5. */
@@ -42,11 +72,19 @@ export function uvarintSize(v: number): number {
   return 5;
 }
 
-/** The null-check every non-nullable field gets in the size pass. */
-export function nullNotAllowed(value: null | undefined = null): KafkaEncodeError {
+/**
+ * The null-check every non-nullable field gets in the size pass: null is `NULL_NOT_ALLOWED`,
+ * undefined (no default parameter here: it would turn undefined into null) {@link missingField}.
+ */
+export function nullNotAllowed(value: null | undefined): KafkaEncodeError {
   return value === undefined
-    ? new KafkaEncodeError("INVALID_VALUE", "the field is missing (undefined)", -1)
+    ? missingField()
     : new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in this field in this version", -1);
+}
+
+/** A field whose value is undefined: the message lacks it (`create(init)` fills every field). */
+export function missingField(offset = -1): KafkaEncodeError {
+  return new KafkaEncodeError("MISSING_FIELD", "the field is missing (undefined)", offset);
 }
 
 function checkedUtf8Length(s: unknown): number {
@@ -288,6 +326,7 @@ export class Writer {
   /** A bool: 1 byte, 0 or 1. @throws KafkaEncodeError `INVALID_VALUE` for a non-boolean. */
   bool(v: boolean): void {
     if (typeof v !== "boolean") {
+      if (v === undefined) throw missingField(this.pos);
       throw new KafkaEncodeError("INVALID_VALUE", `expected a boolean, got ${describe(v)}`, this.pos);
     }
     this.buf[this.pos++] = v ? 1 : 0;
@@ -355,11 +394,12 @@ export class Writer {
 
   /** 16 bytes from Kafka's 22-character uuid string. */
   uuid(v: string): void {
-    if (v == null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
+    if (v === undefined) throw missingField(this.pos);
+    if (v === null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
     if (!writeUuid(this.buf, this.pos, v)) {
       throw new KafkaEncodeError(
         "INVALID_UUID",
-        `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`,
+        `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${describe(v)}`,
         this.pos,
       );
     }
