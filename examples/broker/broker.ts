@@ -296,11 +296,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
             index,
             errorCode: errorCode(code),
             baseOffset: -1n,
-            logAppendTimeMs: -1n,
-            logStartOffset: -1n,
-            recordErrors: [],
             errorMessage: message,
-            currentLeader: { leaderId: -1, leaderEpoch: -1 },
           });
         const log = topic?.partitions[index];
         if (log === undefined) {
@@ -343,18 +339,14 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
           index,
           errorCode: 0,
           baseOffset,
-          logAppendTimeMs: -1n,
           logStartOffset: 0n,
-          recordErrors: [],
-          errorMessage: null,
-          currentLeader: { leaderId: -1, leaderEpoch: -1 },
         });
       }
       responses.push({ name: td["name"], partitionResponses });
     }
     // acks=0: Kafka sends no response at all.
     if (req["acks"] === 0) return null;
-    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    return { responses };
   });
 
   handlers.set(API_KEYS.Fetch, async (req, { apiVersion }) => {
@@ -379,11 +371,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
             highWatermark: -1n,
             lastStableOffset: -1n,
             logStartOffset: -1n,
-            divergingEpoch: { epoch: -1, endOffset: -1n },
-            currentLeader: { leaderId: -1, leaderEpoch: -1 },
-            snapshotId: { endOffset: -1n, epoch: -1 },
             abortedTransactions: req["isolationLevel"] === 1 ? [] : null,
-            preferredReadReplica: -1,
             records: new Uint8Array(0) as Uint8Array,
           };
           const log = topic?.partitions[p["partition"]];
@@ -436,7 +424,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
   });
 
   function fetchReply(responses: Body[], code: number): Body {
-    return { throttleTimeMs: 0, errorCode: code, sessionId: 0, responses, nodeEndpoints: [] };
+    return { errorCode: code, sessionId: 0, responses };
   }
 
   handlers.set(API_KEYS.ListOffsets, (req, { apiVersion }) => ({
@@ -661,7 +649,7 @@ export async function startBroker(options: BrokerOptions): Promise<Broker> {
       clientId: decoded.header.clientId ?? "",
       connection: ctx.connection,
     });
-    // Top-level fields a handler leaves out (those of other versions) take their schema defaults.
+    // Fields a handler leaves out, at any depth (those of other versions, tagged fields), take their schema defaults.
     const response =
       body === null
         ? null
