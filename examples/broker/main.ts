@@ -2,65 +2,28 @@
  * Runs the example broker (broker.ts) on its own:
  *
  *   npx tsx examples/broker/main.ts --schemas ../shared/kafka-schemas [--port 9092] [--topic name:partitions]...
- *   npx tsx examples/broker/main.ts --generated <folder with a generated index.ts>
+ *   npx tsx examples/broker/main.ts --kafka 4.1.0 ...
+ *   npx tsx examples/broker/main.ts --generated <folder with a generated index.ts> ...
  *
- * With `--schemas`, the codecs of the APIs it handles (and the request/response headers) are
- * generated from Kafka's schema files by kafka-wire's generator into
- * `node_modules/.cache/kafka-wire-broker/<hash of the schema files>/`, once. It prints
+ * With `--schemas` or `--kafka`, the codecs come from the CLI's codec cache (cli/codecs.ts):
+ * generated from the schema files once, then imported from the per-user cache folder. It prints
  * `bootstrap=<host:port>` when it listens, one line per request with `--verbose`, and stops on
  * SIGINT, SIGTERM or when stdin closes.
  */
 
-import { createHash } from "node:crypto";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { codecs } from "kafka-wire-compression";
-import { findSchemaFiles, generate } from "../../generator/generate.js";
+import { loadSchemaSet } from "../../cli/codecs.js";
 import type { Protocol } from "../../src/runtime/index.js";
-import { API_KEYS, startBroker } from "./broker.js";
-
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-
-/** The schema files the broker needs: both headers and each handled API's request and response. */
-const SCHEMA_NAMES = new Set([
-  "RequestHeader",
-  "ResponseHeader",
-  ...Object.keys(API_KEYS).flatMap((api) => [`${api}Request`, `${api}Response`]),
-]);
-
-/** Generates (once per set of schema files) the codecs the broker needs; returns the folder. */
-export async function generateBrokerCodecs(schemasDir: string): Promise<string> {
-  const files = (await findSchemaFiles(schemasDir)).filter((f) => SCHEMA_NAMES.has(path.basename(f, ".json"))).sort();
-  const found = new Set(files.map((f) => path.basename(f, ".json")));
-  const missing = [...SCHEMA_NAMES].filter((n) => !found.has(n));
-  if (missing.length > 0) throw new Error(`${schemasDir} lacks ${missing.join(", ")}`);
-  const hash = createHash("sha256");
-  hash.update(await readFile(path.join(REPO, "package.json")));
-  for (const f of files) hash.update(path.basename(f)).update(await readFile(f));
-  const out = path.join(REPO, "node_modules", ".cache", "kafka-wire-broker", hash.digest("hex").slice(0, 16));
-  if (existsSync(path.join(out, "index.ts"))) return out;
-  // Generate beside it and rename, so that a concurrent run never sees half-written files.
-  const temp = `${out}.${process.pid}.tmp`;
-  await mkdir(temp, { recursive: true });
-  const runtimeImport = path
-    .relative(out, path.join(REPO, "src", "codegen", "v1.js"))
-    .split(path.sep)
-    .join("/");
-  await generate({ schemas: files, out: temp, runtimeImport, cwd: REPO });
-  await rename(temp, out).catch(async (e: NodeJS.ErrnoException) => {
-    await rm(temp, { recursive: true, force: true });
-    if (!existsSync(path.join(out, "index.ts"))) throw e;
-  });
-  return out;
-}
+import { startBroker } from "./broker.js";
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      schemas: { type: "string" },
+      schemas: { type: "string", multiple: true },
+      kafka: { type: "string" },
       generated: { type: "string" },
       host: { type: "string", default: "127.0.0.1" },
       port: { type: "string", default: "0" },
@@ -68,13 +31,27 @@ async function main(): Promise<void> {
       verbose: { type: "boolean", default: false },
     },
   });
-  if ((values.schemas === undefined) === (values.generated === undefined)) {
-    throw new Error("give either --schemas <Kafka's schema folder> or --generated <folder with a generated index.ts>");
+  let protocol: Protocol | undefined;
+  if (values.generated !== undefined) {
+    ({ protocol } = (await import(pathToFileURL(path.join(path.resolve(values.generated), "index.ts")).href)) as {
+      protocol?: Protocol;
+    });
+  } else if (values.schemas !== undefined || values.kafka !== undefined) {
+    // The CLI's codec cache: generated once per schema set, then imported from the cache.
+    const set = await loadSchemaSet({
+      cwd: process.cwd(),
+      ...(values.schemas === undefined ? {} : { schemas: values.schemas }),
+      ...(values.kafka === undefined ? {} : { kafka: values.kafka }),
+      onStatus: (line) => console.error(line),
+    });
+    protocol = set.codecs.protocol;
+  } else {
+    throw new Error(
+      "give --schemas <Kafka's schema folder>, --kafka <version> or --generated <folder with a generated index.ts>",
+    );
   }
-  const folder = values.generated ?? (await generateBrokerCodecs(values.schemas!));
-  const { protocol } = (await import(pathToFileURL(path.join(folder, "index.ts")).href)) as { protocol?: Protocol };
   if (protocol === undefined)
-    throw new Error(`${folder}/index.ts exports no protocol (RequestHeader and ResponseHeader are needed)`);
+    throw new Error("the codecs have no protocol (RequestHeader and ResponseHeader are needed)");
   const topics = values.topic.map((t) => {
     const [name, partitions] = t.split(":");
     return { name: name!, partitions: Number(partitions ?? 1) };
