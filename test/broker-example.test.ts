@@ -1,7 +1,7 @@
 /**
  * The README's "Talking to a broker", as a user runs it: `kafka-wire generate --kafka <version>`
  * (from a loopback mirror serving a source release built from ../shared/kafka-schemas), then
- * examples/broker.ts next to the generated `kafka/` folder:
+ * examples/client.ts next to the generated `kafka/` folder:
  * - type-checked with every strict flag, together with the issue's typed-protocol snippet, which
  *   must compile without casts, and the same snippet with `topics` misspelled, which must not;
  * - run against librdkafka 2.15.1's mock cluster: ApiVersions with the fallback, Metadata at the
@@ -101,7 +101,7 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
     } finally {
       await mirror.close();
     }
-    copyFileSync(path.join(REPO_ROOT, "examples", "broker.ts"), path.join(project, "broker.ts"));
+    copyFileSync(path.join(REPO_ROOT, "examples", "client.ts"), path.join(project, "client.ts"));
     writeFileSync(path.join(project, "snippet.ts"), SNIPPET);
     writeFileSync(path.join(project, "typo.ts"), SNIPPET.replace("{ topics: [] }", "{ topcs: [] }"));
   }, 180_000);
@@ -116,7 +116,7 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
   });
 
   it("the example and the typed snippet compile under every strict flag; a misspelled field does not", async () => {
-    const output = await typecheckProject(project, ["broker.ts", "snippet.ts", "typo.ts"]);
+    const output = await typecheckProject(project, ["client.ts", "snippet.ts", "typo.ts"]);
     const errors = output.split("\n").filter((l) => /error TS\d+/.test(l));
     // Exactly one error, in typo.ts: the misspelled body field (an excess property, TS2561).
     expect(errors, output).toHaveLength(1);
@@ -145,7 +145,7 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
 
     it("negotiates ApiVersions (v3 reply malformed: v2), sends Metadata v12 twice and pairs the replies", async () => {
       const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
-      const { stdout } = await run(process.execPath, [tsx, "broker.ts", `${mock.host}:${mock.port}`, "example-topic"], {
+      const { stdout } = await run(process.execPath, [tsx, "client.ts", `${mock.host}:${mock.port}`, "example-topic"], {
         cwd: project,
         timeout: 60_000,
       });

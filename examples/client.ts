@@ -5,7 +5,7 @@
  *
  * The codecs come from `npx kafka-wire generate --kafka 4.1.0 --out kafka`, next to this file:
  *
- *   npx tsx broker.ts 127.0.0.1:9092 [topic...]
+ *   npx tsx client.ts 127.0.0.1:9092 [topic...]
  *
  * prints what it sent and what the broker answered, and exits 1 on an error.
  */
@@ -149,7 +149,7 @@ export function chooseVersion(apiKey: keyof Apis & number, broker: BrokerVersion
 export async function main(args: readonly string[], log: (line: string) => void = console.log): Promise<void> {
   const [address, ...topics] = args;
   const m = /^(.+):(\d+)$/.exec(address ?? "");
-  if (m === null) throw new Error("usage: broker.ts <host:port> [topic...]");
+  if (m === null) throw new Error("usage: client.ts <host:port> [topic...]");
   const conn = await Connection.open(m[1]!, Number(m[2]));
   try {
     const broker = await negotiate(conn, log);
