@@ -15,7 +15,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { format, version as prettierVersion } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
-import { indexModule } from "./emit/index-module.js";
+import { indexModules } from "./emit/index-module.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
 import { SchemaError } from "./errors.js";
@@ -216,13 +216,14 @@ export async function renderCodecs(
     });
     files.set(`${spec.name}.ts`, await finish(text, `${spec.name}.ts`));
   }
-  const names = messages.map((m) => m.name).sort();
   // Named as the modules' headers name them (each entry's own name), so the working folder
   // does not show.
   const sources = (labels ?? options.schemas.map((s) => path.basename(path.resolve(cwd, s))))
     .map((s) => toPosix(s))
     .join(", ");
-  files.set("index.ts", await finish(indexModule(names, { version, sources, command }, runtimeImport), "index.ts"));
+  for (const [name, text] of indexModules(messages, { version, sources, command }, runtimeImport)) {
+    files.set(name, await finish(text, name));
+  }
   return { messages, files, warnings: messages.flatMap((m) => m.warnings) };
 }
 

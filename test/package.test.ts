@@ -323,7 +323,16 @@ describe("the published package (built, packed and installed once)", () => {
       decoded: "m",
       sameCodec: true,
       messages: SEED,
-      oneExports: ["StreamsGroupHeartbeatResponse"],
+      // The codec and a factory per struct (create<StructName>, the nested-defaults create).
+      oneExports: [
+        "StreamsGroupHeartbeatResponse",
+        "createEndpoint",
+        "createEndpointToPartitions",
+        "createStatus",
+        "createStreamsGroupHeartbeatResponse",
+        "createTaskIds",
+        "createTopicPartition",
+      ],
       runtimeHasReaderWriter: true,
       error: {
         code: "BUFFER_UNDERFLOW",
@@ -444,9 +453,9 @@ describe("the published package (built, packed and installed once)", () => {
         const { stdout } = await cli(["generate", "--schemas", schemas, "--out", "kafka"]);
         const written = stdout.split("\n").filter((l) => l.startsWith("wrote ")).length;
         const generatedIn = Date.now() - started;
-        // One module per schema plus the index.
+        // One module per schema plus the index and protocol.ts.
         const schemaCount = (await readdir(schemas, { recursive: true })).filter((f) => f.endsWith(".json")).length;
-        expect(written).toBe(schemaCount + 1);
+        expect(written).toBe(schemaCount + 2);
         await writeFile(
           path.join(cliConsumer, "tsconfig.json"),
           JSON.stringify({
