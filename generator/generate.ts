@@ -8,6 +8,8 @@ import path from "node:path";
 import { format } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
 import { indexModule } from "./emit/index-module.js";
+import { hasInternalTopics, INTERNAL_TOPICS_MODULE, internalTopicsModule } from "./emit/internal-topics.js";
+import { planInternalTopics, type InternalRecordRegistration } from "./internal-topics.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
 import { SchemaError } from "./errors.js";
@@ -23,6 +25,8 @@ export interface GenerateOptions {
   readonly runtimeImport?: string;
   /** Api keys for schemas that say `"apiKey": TBD`, by message name. */
   readonly apiKeys?: Readonly<Record<string, number>>;
+  /** Schemas registered as internal-topic records (configuration `internalRecords`), by value schema name. */
+  readonly internalRecords?: Readonly<Record<string, InternalRecordRegistration>>;
   /** Compare instead of writing: report files that differ, are missing or are left over. */
   readonly check?: boolean;
   /** Base for the paths shown in generated headers and messages (default: the working directory). */
@@ -162,12 +166,17 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     outputs.set(`${spec.name}.ts`, await formatTypeScript(text));
   }
   const names = messages.map((m) => m.name).sort();
-  outputs.set(
-    "index.ts",
-    await formatTypeScript(
-      indexModule(names, version, (labels ?? options.schemas).map((s) => toPosix(s)).join(", "), runtimeImport),
-    ),
-  );
+  const sources = (labels ?? options.schemas).map((s) => toPosix(s)).join(", ");
+  const internal = planInternalTopics(messages, options.internalRecords ?? {});
+  const extraModules: string[] = [];
+  if (hasInternalTopics(internal)) {
+    outputs.set(
+      `${INTERNAL_TOPICS_MODULE}.ts`,
+      await formatTypeScript(internalTopicsModule(internal, version, sources, runtimeImport, names)),
+    );
+    extraModules.push(INTERNAL_TOPICS_MODULE);
+  }
+  outputs.set("index.ts", await formatTypeScript(indexModule(names, version, sources, runtimeImport, extraModules)));
 
   const outDir = path.resolve(cwd, options.out);
   const results: { path: string; status: FileStatus }[] = [];

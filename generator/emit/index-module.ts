@@ -7,7 +7,14 @@ import { Code } from "./code.js";
 import { header, jsDoc } from "./names.js";
 
 /** The index module (unformatted) for the messages `names`, generated from `sources`. */
-export function indexModule(names: readonly string[], version: string, sources: string, runtimeImport: string): string {
+export function indexModule(
+  names: readonly string[],
+  version: string,
+  sources: string,
+  runtimeImport: string,
+  /** Further generated modules whose exports the index re-exports (e.g. `internal-topics`). */
+  extraModules: readonly string[] = [],
+): string {
   const code = new Code();
   code.append(header(version, sources));
   // With both header schemas, the index also wires request/response framing for every API.
@@ -16,6 +23,7 @@ export function indexModule(names: readonly string[], version: string, sources: 
   for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
+  for (const m of extraModules) code.line(`export * from "./${m}.js";`);
   code.line("");
   code.line("/** Every generated codec, by message name. */");
   code.line(`export const messages = { ${names.join(", ")} } as const;`);

@@ -9,6 +9,14 @@ export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireError
 export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";
 export type { MessageCodec, EncodePlan } from "./codec.js";
 export { Reader, type DecodeOptions } from "./reader.js";
+export type {
+  InternalRecord,
+  InternalRecordInit,
+  InternalRecordSchema,
+  InternalTopicFraming,
+  InternalTopicRecords,
+  InternalTopics,
+} from "./internal-topics.js";
 export { Writer } from "./writer.js";
 export { ZERO_UUID, uuidFromString, uuidToString } from "./base64.js";
 export {
