@@ -4,20 +4,24 @@
 import { StreamsGroupDescribeResponse } from "./StreamsGroupDescribeResponse.js";
 import { StreamsGroupHeartbeatRequest } from "./StreamsGroupHeartbeatRequest.js";
 import { StreamsGroupHeartbeatResponse } from "./StreamsGroupHeartbeatResponse.js";
+import { StreamsGroupMemberMetadataKey } from "./StreamsGroupMemberMetadataKey.js";
 import { StreamsGroupMemberMetadataValue } from "./StreamsGroupMemberMetadataValue.js";
 
 export {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,
+  StreamsGroupMemberMetadataKey,
   StreamsGroupMemberMetadataValue,
 };
+export * from "./internal-topics.js";
 
 /** Every generated codec, by message name. */
 export const messages = {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,
+  StreamsGroupMemberMetadataKey,
   StreamsGroupMemberMetadataValue,
 } as const;
 
