@@ -85,7 +85,7 @@ export type InternalTopicRecords = Record<string, InternalRecord>;
  * `value` and whose byte offset is within that key or value; an unknown topic or record type is
  * `UNKNOWN_RECORD_TYPE`.
  */
-export interface InternalTopics<M extends InternalTopicRecords = InternalTopicRecords> {
+export interface InternalTopics<M extends Record<keyof M, InternalRecord> = InternalTopicRecords> {
   /** The topics this schema set has records for. */
   readonly topics: readonly (keyof M & string)[];
   /** The record types of `topic` (empty for a topic it does not know). */
@@ -131,7 +131,7 @@ function inPart<E extends KafkaWireError>(e: unknown, part: "key" | "value"): un
  * Builds the internal-topic decoder/encoder from a generated definition.
  * @internal
  */
-export function defineInternalTopics<M extends InternalTopicRecords>(def: InternalTopicsDefinition): InternalTopics<M> {
+export function defineInternalTopics<M extends Record<keyof M, InternalRecord>>(def: InternalTopicsDefinition): InternalTopics<M> {
   const byTopic = new Map<string, { framing: InternalTopicFraming; types: Map<number, InternalRecordSchema> }>();
   for (const [topic, { framing, records }] of Object.entries(def)) {
     byTopic.set(topic, { framing, types: new Map(records.map((r) => [r.recordType, r])) });
