@@ -131,7 +131,9 @@ function inPart<E extends KafkaWireError>(e: unknown, part: "key" | "value"): un
  * Builds the internal-topic decoder/encoder from a generated definition.
  * @internal
  */
-export function defineInternalTopics<M extends Record<keyof M, InternalRecord>>(def: InternalTopicsDefinition): InternalTopics<M> {
+export function defineInternalTopics<M extends Record<keyof M, InternalRecord>>(
+  def: InternalTopicsDefinition,
+): InternalTopics<M> {
   const byTopic = new Map<string, { framing: InternalTopicFraming; types: Map<number, InternalRecordSchema> }>();
   for (const [topic, { framing, records }] of Object.entries(def)) {
     byTopic.set(topic, { framing, types: new Map(records.map((r) => [r.recordType, r])) });
