@@ -2,8 +2,9 @@
  * Build of the command-line package `kafka-wire-cli` (`cli/dist/cli.js`, ESM, Node 20+).
  *
  * It bundles the command (`cli/`), the generator (`../generator/`, loaded lazily in its own
- * chunk) and the library's shipped codecs (`../src/`, loaded only by decode/encode/list). Its npm
- * dependencies (commander, prettier, jsonc-parser, tar, lossless-json) stay external. The
+ * chunk) and the library's shipped codecs (`../src/`, loaded only by decode/encode/list), and
+ * `dist/codegen-v1.js`, what the codecs of a user's schema set import. Its npm dependencies
+ * (commander, prettier, jsonc-parser, tar, esbuild, lossless-json) stay external. The
  * `#!/usr/bin/env node` line comes from `cli.ts` itself: esbuild keeps an entry's hashbang,
  * whereas a `banner` would also be stamped on the lazily loaded chunks.
  */
@@ -14,7 +15,10 @@ import { defineConfig, type Options } from "tsup";
 export default defineConfig((overrides): Options => {
   if (overrides.watch === undefined || overrides.watch === false) rmSync("dist", { recursive: true, force: true });
   return {
-    entry: { cli: "cli.ts" },
+    // codegen-v1: the runtime's codegen interface, for the codecs `--schemas`/`--kafka` compile
+    // into the cache (they import it by file URL; see codecs.ts). It shares the runtime's chunk
+    // with the shipped codecs, so every codec uses one copy of the runtime.
+    entry: { cli: "cli.ts", "codegen-v1": "../src/codegen/v1.ts" },
     format: ["esm"],
     platform: "node",
     target: "node20",

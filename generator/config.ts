@@ -68,6 +68,8 @@ export interface GenerateSettings {
   readonly runtimeImport: string;
   readonly apiKeys: Readonly<Record<string, number>>;
   readonly internalRecords: Readonly<Record<string, InternalRecordRegistration>>;
+  /** The configuration file read (absolute path), if any. */
+  readonly configFile?: string;
 }
 
 /** True for an integer api key (0..32767). */
@@ -178,13 +180,15 @@ export async function resolveSettings(input: SettingsInput): Promise<GenerateSet
   const { cwd } = input;
   let config: GenerateConfig = {};
   let base = cwd;
+  let configFile: string | undefined;
   if (input.config !== undefined) {
-    const file = path.resolve(cwd, input.config);
-    if (!existsSync(file)) throw new ConfigError(`${input.config}: no such configuration file`);
-    config = await readConfig(file, input.config);
-    base = path.dirname(file);
+    configFile = path.resolve(cwd, input.config);
+    if (!existsSync(configFile)) throw new ConfigError(`${input.config}: no such configuration file`);
+    config = await readConfig(configFile, input.config);
+    base = path.dirname(configFile);
   } else if (existsSync(path.join(cwd, CONFIG_FILE))) {
-    config = await readConfig(path.join(cwd, CONFIG_FILE), CONFIG_FILE);
+    configFile = path.join(cwd, CONFIG_FILE);
+    config = await readConfig(configFile, CONFIG_FILE);
   }
   const fromCaller = (p: string): string => path.relative(base, path.resolve(cwd, p)) || ".";
   if (input.runtimeImport !== undefined && input.runtimeImport.trim() === "") {
@@ -197,5 +201,62 @@ export async function resolveSettings(input: SettingsInput): Promise<GenerateSet
     runtimeImport: input.runtimeImport ?? config.runtimeImport ?? DEFAULT_RUNTIME_IMPORT,
     apiKeys: { ...config.apiKeys, ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
     internalRecords: config.internalRecords ?? {},
+    ...(configFile === undefined ? {} : { configFile }),
   };
+}
+
+/** Where Kafka's schemas came from instead of `schemas` (the CLI's `--kafka`, `--kafka-source`). */
+export interface KafkaSchemaSource {
+  readonly version?: string;
+  /** A source archive or checkout, as given (relative to the caller's `cwd`). */
+  readonly source?: string;
+}
+
+/**
+ * The `kafka-wire generate …` command that regenerates what `input` generated, for generated
+ * headers: the options the caller gave (not the configuration file's, which the command reads
+ * again), paths relative to the folder to run it in, shell-quoted where needed. That folder is
+ * the configuration file's when there is one, else the project folder (the nearest folder at or
+ * above `cwd` with a package.json, where npm scripts run), else `cwd`; so the command, and with
+ * it every generated file, is the same from whichever folder of the project it ran.
+ * Cache folders and mirrors are not part of it: for a Kafka release only its version is.
+ */
+export function regenerateCommand(
+  input: SettingsInput,
+  settings: GenerateSettings,
+  kafka: KafkaSchemaSource = {},
+): string {
+  const anchor = settings.configFile !== undefined ? settings.base : projectFolder(input.cwd);
+  const rel = (p: string): string => path.relative(anchor, path.resolve(input.cwd, p)).split(path.sep).join("/") || ".";
+  const args = ["kafka-wire", "generate"];
+  if (settings.configFile !== undefined && path.basename(settings.configFile) !== CONFIG_FILE) {
+    args.push("--config", path.basename(settings.configFile));
+  }
+  if (kafka.version !== undefined) args.push("--kafka", kafka.version);
+  if (kafka.source !== undefined) args.push("--kafka-source", rel(kafka.source));
+  // Run from a folder above `cwd` (no configuration file), the defaults need spelling out.
+  const spell = settings.configFile === undefined && anchor !== path.resolve(input.cwd);
+  const fromCwd = kafka.version === undefined && kafka.source === undefined;
+  const schemas = input.schemas ?? (spell && fromCwd ? settings.schemas : undefined);
+  const out = input.out ?? (spell ? settings.out : undefined);
+  if (schemas !== undefined) args.push("--schemas", ...schemas.map(rel));
+  if (out !== undefined) args.push("--out", rel(out));
+  if (input.runtimeImport !== undefined) args.push("--runtime-import", input.runtimeImport);
+  for (const [name, key] of Object.entries(parseApiKeyFlags(input.apiKeyFlags ?? []))) {
+    args.push("--api-key", `${name}=${key}`);
+  }
+  return args.map(shellWord).join(" ");
+}
+
+/** The nearest folder at or above `cwd` holding a package.json, else `cwd`. */
+function projectFolder(cwd: string): string {
+  for (let dir = path.resolve(cwd); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, "package.json"))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(cwd);
+  }
+}
+
+/** `word` as a POSIX shell reads it: bare when safe, else single-quoted. */
+function shellWord(word: string): string {
+  return /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }

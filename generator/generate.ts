@@ -15,20 +15,18 @@ import { GENERATED_MARK } from "./emit/names.js";
 import { SchemaError } from "./errors.js";
 import { loadSchema } from "./load.js";
 import type { Diagnostic, MessageSpec } from "./model.js";
+import { findSchemaFiles } from "./schema-files.js";
 
-export interface GenerateOptions {
+/** What {@link renderCodecs} needs: the schemas and how to name and import things. */
+export interface RenderOptions {
   /** Schema files or folders (searched recursively for `*.json`). */
   readonly schemas: readonly string[];
-  /** The folder that receives `<MessageName>.ts` and `index.ts`. */
-  readonly out: string;
   /** Module specifier generated code imports the codegen interface from (default `kafka-wire/codegen/v1`). */
   readonly runtimeImport?: string;
   /** Api keys for schemas that say `"apiKey": TBD`, by message name. */
   readonly apiKeys?: Readonly<Record<string, number>>;
   /** Schemas registered as internal-topic records (configuration `internalRecords`), by value schema name. */
   readonly internalRecords?: Readonly<Record<string, InternalRecordRegistration>>;
-  /** Compare instead of writing: report files that differ, are missing or are left over. */
-  readonly check?: boolean;
   /** Base for the paths shown in generated headers and messages (default: the working directory). */
   readonly cwd?: string;
   /**
@@ -37,9 +35,29 @@ export interface GenerateOptions {
    * into a cache, so that output does not depend on where the cache is.
    */
   readonly schemaLabels?: readonly string[];
+  /**
+   * The command that regenerates the files, for their headers (default `kafka-wire generate`);
+   * see `regenerateCommand` in config.ts.
+   */
+  readonly command?: string;
+  /** Format with prettier (default true). Off only for code nobody reads (the CLI's codec cache). */
+  readonly format?: boolean;
 }
 
-export type FileStatus = "written" | "unchanged" | "stale" | "removed";
+export interface GenerateOptions extends RenderOptions {
+  /** The folder that receives `<MessageName>.ts` and `index.ts`. */
+  readonly out: string;
+  /** Compare instead of writing: report files that differ, are missing or are left over. */
+  readonly check?: boolean;
+}
+
+/**
+ * What happened to an output file. `stray`: something in the output folder that kafka-wire did
+ * not generate (a file without the generated header, another kind of file, a folder); never
+ * touched, reported so that `--check` fails on it. Dot-files and dot-folders (`.gitignore`,
+ * `.DS_Store`) are not reported.
+ */
+export type FileStatus = "written" | "unchanged" | "stale" | "removed" | "stray";
 
 export interface GenerateResult {
   readonly messages: readonly MessageSpec[];
@@ -48,32 +66,15 @@ export interface GenerateResult {
   readonly warnings: readonly Diagnostic[];
 }
 
-export { GENERATED_MARK };
+export { GENERATED_MARK, findSchemaFiles };
+
+/** The command generated headers give when the caller names none. */
+export const DEFAULT_COMMAND = "kafka-wire generate";
 
 /** kafka-wire's own version, for generated headers. */
 export async function generatorVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
-}
-
-/** Every `*.json` file at or below `entry` (a file or a folder), skipping node_modules and dot-folders. */
-export async function findSchemaFiles(entry: string): Promise<string[]> {
-  const info = await stat(entry).catch(() => null);
-  if (info === null) throw new SchemaError({ file: entry, line: 1, column: 1, reason: "no such file or folder" });
-  if (info.isFile()) return [entry];
-  const found: string[] = [];
-  for (const dirent of await readdir(entry, { withFileTypes: true })) {
-    const full = path.join(entry, dirent.name);
-    // Follow symbolic links (a schema folder assembled from links must not come out empty).
-    const kind = dirent.isSymbolicLink() ? await stat(full).catch(() => null) : dirent;
-    if (kind === null) continue;
-    if (kind.isDirectory()) {
-      if (dirent.name !== "node_modules" && !dirent.name.startsWith(".")) found.push(...(await findSchemaFiles(full)));
-    } else if (kind.isFile() && dirent.name.endsWith(".json")) {
-      found.push(full);
-    }
-  }
-  return found;
 }
 
 /** Formats generated TypeScript the same way on every machine (no user prettier config). */
@@ -146,38 +147,63 @@ export async function loadSchemas(
   return messages;
 }
 
+/** The generated modules of a schema set, by file name (`<Name>.ts`, `index.ts`), in memory. */
+export interface RenderedCodecs {
+  readonly messages: readonly MessageSpec[];
+  readonly files: ReadonlyMap<string, string>;
+  readonly warnings: readonly Diagnostic[];
+}
+
 /**
- * Generates (or checks) the codecs for every schema found.
+ * Generates the codecs of every schema found, without writing them.
  * @throws SchemaError (with `file:line:column`) for the first schema that does not parse or validate.
  */
-export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+export async function renderCodecs(options: RenderOptions): Promise<RenderedCodecs> {
   const cwd = options.cwd ?? process.cwd();
   const version = await generatorVersion();
   const runtimeImport = options.runtimeImport ?? DEFAULT_RUNTIME_IMPORT;
+  const command = options.command ?? DEFAULT_COMMAND;
+  const finish = options.format === false ? (text: string) => text : formatTypeScript;
   const labels = options.schemaLabels;
   const messages = await loadSchemas(options.schemas, {
     apiKeys: options.apiKeys ?? {},
     cwd,
     ...(labels === undefined ? {} : { labels }),
   });
-  const outputs = new Map<string, string>();
+  const files = new Map<string, string>();
   for (const spec of messages) {
-    const text = emitMessage(spec, { runtimeImport, sourceLabel: spec.source ?? spec.file, generatorVersion: version });
-    outputs.set(`${spec.name}.ts`, await formatTypeScript(text));
+    const text = emitMessage(spec, {
+      runtimeImport,
+      sourceLabel: spec.source ?? spec.file,
+      generatorVersion: version,
+      command,
+    });
+    files.set(`${spec.name}.ts`, await finish(text));
   }
   const names = messages.map((m) => m.name).sort();
-  const sources = (labels ?? options.schemas).map((s) => toPosix(s)).join(", ");
+  // Named as the modules' headers name them (each entry's own name), so the working folder
+  // does not show.
+  const sources = (labels ?? options.schemas.map((s) => path.basename(path.resolve(cwd, s))))
+    .map((s) => toPosix(s))
+    .join(", ");
   const internal = planInternalTopics(messages, options.internalRecords ?? {});
   const extraModules: string[] = [];
   if (hasInternalTopics(internal)) {
-    outputs.set(
-      `${INTERNAL_TOPICS_MODULE}.ts`,
-      await formatTypeScript(internalTopicsModule(internal, version, sources, runtimeImport, names)),
-    );
+    const text = internalTopicsModule(internal, { version, sources, command }, runtimeImport, names);
+    files.set(`${INTERNAL_TOPICS_MODULE}.ts`, await finish(text));
     extraModules.push(INTERNAL_TOPICS_MODULE);
   }
-  outputs.set("index.ts", await formatTypeScript(indexModule(names, version, sources, runtimeImport, extraModules)));
+  files.set("index.ts", await finish(indexModule(names, { version, sources, command }, runtimeImport, extraModules)));
+  return { messages, files, warnings: messages.flatMap((m) => m.warnings) };
+}
 
+/**
+ * Generates (or checks) the codecs for every schema found.
+ * @throws SchemaError (with `file:line:column`) for the first schema that does not parse or validate.
+ */
+export async function generate(options: GenerateOptions): Promise<GenerateResult> {
+  const cwd = options.cwd ?? process.cwd();
+  const { messages, files: outputs, warnings } = await renderCodecs(options);
   const outDir = path.resolve(cwd, options.out);
   const results: { path: string; status: FileStatus }[] = [];
   if (!options.check) await mkdir(outDir, { recursive: true });
@@ -203,20 +229,25 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
       results.push({ path: label, status: "written" });
     }
   }
-  // Generated files whose schema is gone are stale too (only files carrying our header).
-  const existing = await readdir(outDir).catch(() => [] as string[]);
-  for (const name of existing.sort()) {
-    if (!name.endsWith(".ts") || outputs.has(name)) continue;
-    const target = path.join(outDir, name);
-    const text = await readFile(target, "utf8");
-    if (!text.startsWith(GENERATED_MARK)) continue;
+  // Generated files whose schema is gone are stale too (only files carrying our header);
+  // anything else in the folder is reported as stray, and left alone.
+  const existing = await readdir(outDir, { withFileTypes: true }).catch(() => []);
+  for (const entry of existing.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (entry.name.startsWith(".") || outputs.has(entry.name)) continue;
+    const target = path.join(outDir, entry.name);
     const label = toPosix(path.relative(cwd, target));
-    if (options.check) {
+    const generated =
+      entry.name.endsWith(".ts") &&
+      (await stat(target).catch(() => null))?.isFile() === true &&
+      (await readFile(target, "utf8")).startsWith(GENERATED_MARK);
+    if (!generated) {
+      results.push({ path: label, status: "stray" });
+    } else if (options.check) {
       results.push({ path: label, status: "stale" });
     } else {
       await rm(target);
       results.push({ path: label, status: "removed" });
     }
   }
-  return { messages, files: results, warnings: messages.flatMap((m) => m.warnings) };
+  return { messages, files: results, warnings };
 }

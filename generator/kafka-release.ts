@@ -15,18 +15,18 @@
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { extract } from "tar";
+import { CACHE_DIR_ENV, resolveCacheDir } from "./cache-dir.js";
+
+export { CACHE_DIR_ENV, defaultCacheDir } from "./cache-dir.js";
 
 /** Apache's archive of every Kafka release: `<mirror>/<version>/kafka-<version>-src.tgz`. */
 export const DEFAULT_KAFKA_MIRROR = "https://archive.apache.org/dist/kafka";
-
-/** Environment variable that overrides the cache folder (`--cache-dir` overrides it). */
-export const CACHE_DIR_ENV = "KAFKA_WIRE_CACHE_DIR";
 
 /** Environment variable that overrides the mirror (`--kafka-mirror` overrides it). */
 export const MIRROR_ENV = "KAFKA_WIRE_KAFKA_MIRROR";
@@ -127,16 +127,6 @@ export async function resolveKafkaSchemas(options: KafkaSchemasOptions): Promise
   throw new KafkaReleaseError("give a Kafka version (e.g. 4.1.0) or a Kafka source archive or checkout");
 }
 
-/** The per-user cache folder: `$KAFKA_WIRE_CACHE_DIR`, else `$XDG_CACHE_HOME/kafka-wire`, else `~/.cache/kafka-wire`. */
-export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const own = env[CACHE_DIR_ENV];
-  if (own !== undefined && own !== "") return path.resolve(own);
-  const xdg = env["XDG_CACHE_HOME"];
-  // The XDG spec says to ignore a relative XDG_CACHE_HOME.
-  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, "kafka-wire");
-  return path.join(homedir(), ".cache", "kafka-wire");
-}
-
 /** The URLs of a release's source archive and its checksum under `mirror`. */
 export function releaseUrls(mirror: string, version: string): { readonly archive: string; readonly checksum: string } {
   const base = mirror.replace(/\/+$/, "");
@@ -187,10 +177,7 @@ async function releaseSchemas(version: string, options: KafkaSchemasOptions): Pr
   const env = options.env ?? process.env;
   const mirror = options.mirror ?? nonEmpty(env[MIRROR_ENV]) ?? DEFAULT_KAFKA_MIRROR;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const cacheDir =
-    options.cacheDir !== undefined
-      ? path.resolve(options.cwd ?? process.cwd(), options.cacheDir)
-      : defaultCacheDir(env);
+  const cacheDir = resolveCacheDir({ ...options, env });
   const top = `kafka-${version}-src`;
   const releaseDir = path.join(cacheDir, "kafka", version);
   const schemasDir = path.join(releaseDir, "schemas");

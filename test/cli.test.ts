@@ -4,7 +4,7 @@
  * shared folder next to the repository (skipped locally, failing in CI, when it is absent).
  */
 
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -186,7 +186,9 @@ describe("decode", () => {
     const vague = await run(["decode", "heartbeat", "0", "00"]);
     expect(vague.stderr).toContain("did you mean StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatResponse?");
     const nothingClose = await run(["encode", "Xyz", "0", "{}"]);
-    expect(nothingClose.stderr).toBe('error: unknown message "Xyz"; run `kafka-wire list` to see the known messages\n');
+    expect(nothingClose.stderr).toBe(
+      'error: unknown message "Xyz"; the shipped codecs are the four KIP-1071 messages (`kafka-wire list`); for others pass --schemas <folder> or --kafka <version>\n',
+    );
   });
 
   it("rejects bad hex with the offending character and its position", async () => {
@@ -197,23 +199,21 @@ describe("decode", () => {
     expect(odd.stderr).toBe("error: invalid hex: odd number of hex digits (3); every byte needs two\n");
   });
 
-  it("shows a decode error's code, field path and byte offset", async () => {
-    // memberId claims 5 bytes ("m1" + 3 that are not there): compact length 06.
+  it("shows a decode error's code, field path and byte offset on one line", async () => {
+    // memberId claims 5 bytes ("m1" + 3 that are not there): compact length 06, at byte offset
+    // 4 + 2 + 1 = 7; the claim is checked against the 2 bytes that remain after it.
     const truncated = "00000064" + "0000" + "00" + "066d31";
     const r = await run(["decode", "StreamsGroupHeartbeatResponse", "0", truncated]);
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    const [message, code, ...rest] = r.stderr.split("\n");
-    expect(message).toMatch(/^error: .*memberId.*\(byte offset \d+\)$/);
-    expect(code).toMatch(/^code: (INVALID_LENGTH|BUFFER_UNDERFLOW)$/);
-    expect(rest).toEqual([""]);
+    expect(r.stderr).toMatch(/^error: (INVALID_LENGTH|BUFFER_UNDERFLOW): [^\n]*at memberId \(byte offset [78]\)\n$/);
   });
 
   it("rejects trailing bytes unless --allow-trailing-bytes", async () => {
     const r = await run(["decode", "StreamsGroupHeartbeatResponse", "0", HEARTBEAT_HEX + "ff"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
-      `error: 1 bytes remain after the message (byte offset ${HEARTBEAT_HEX.length / 2})\ncode: TRAILING_BYTES\n`,
+      `error: TRAILING_BYTES: 1 bytes remain after the message (byte offset ${HEARTBEAT_HEX.length / 2})\n`,
     );
     const allowed = await run([
       "decode",
@@ -232,13 +232,13 @@ describe("decode", () => {
     expect(lenient.stdout).toContain('"memberId": "\uFFFD1"');
     const strict = await run(["decode", "--strict-utf8", "StreamsGroupHeartbeatResponse", "0", badUtf8]);
     expect(strict.code).toBe(1);
-    expect(strict.stderr).toMatch(/^error: .*memberId.*\ncode: INVALID_STRING\n$/);
+    expect(strict.stderr).toMatch(/^error: INVALID_STRING: [^\n]*memberId[^\n]*\n$/);
   });
 
   it("reports an unsupported version with its code", async () => {
     const r = await run(["decode", "StreamsGroupHeartbeatResponse", "7", HEARTBEAT_HEX]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: StreamsGroupHeartbeatResponse has no version 7.*\ncode: UNSUPPORTED_VERSION\n$/);
+    expect(r.stderr).toMatch(/^error: UNSUPPORTED_VERSION: StreamsGroupHeartbeatResponse has no version 7[^\n]*\n$/);
     const notANumber = await run(["decode", "StreamsGroupHeartbeatResponse", "v0", HEARTBEAT_HEX]);
     expect(notANumber.stderr).toBe('error: version must be an integer, got "v0"\n');
   });
@@ -297,10 +297,10 @@ describe("encode", () => {
   it("reports JSON that is not the message's form with code INVALID_JSON", async () => {
     const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": 1}']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: [^\n]+\ncode: INVALID_JSON\n$/);
+    expect(r.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
     const syntax = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: '{"x":' });
     expect(syntax.code).toBe(1);
-    expect(syntax.stderr).toMatch(/^error: [^\n]+\ncode: INVALID_JSON\n$/);
+    expect(syntax.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
   });
 });
 
@@ -358,7 +358,9 @@ describe("generate", () => {
     const stale = await run([...args, "--check"], { cwd: dir });
     expect(stale.code).toBe(1);
     expect(lines(stale.stdout)).toEqual(["stale out/StreamsGroupHeartbeatResponse.ts", "stale out/index.ts"]);
-    expect(stale.stderr).toMatch(/(^|\n)error: 2 generated files are stale; run npm run generate\n$/);
+    expect(stale.stderr).toMatch(
+      /(^|\n)error: 2 generated files are stale; run `kafka-wire generate --schemas schemas --out out --api-key StreamsGroupHeartbeatResponse=88`\n$/,
+    );
     // The schema's no-break spaces are reported as warnings, file:line:column first.
     expect(stale.stderr).toMatch(/^warning: schemas\/StreamsGroupHeartbeatResponse\.json:\d+:\d+: /);
 
@@ -367,6 +369,10 @@ describe("generate", () => {
     expect(lines(written.stdout)).toEqual(["wrote out/StreamsGroupHeartbeatResponse.ts", "wrote out/index.ts"]);
     const code = readFileSync(path.join(dir, "out", "StreamsGroupHeartbeatResponse.ts"), "utf8");
     expect(code).toMatch(/^\/\/ @generated by kafka-wire .* from schemas\/StreamsGroupHeartbeatResponse\.json/);
+    // The second line is the command that regenerates it, as given (no absolute paths).
+    expect(code.split("\n")[1]).toBe(
+      "// Regenerate with `kafka-wire generate --schemas schemas --out out --api-key StreamsGroupHeartbeatResponse=88`.",
+    );
     expect(code).toContain('from "kafka-wire/codegen/v1"');
 
     const fresh = await run([...args, "--check"], { cwd: dir });
@@ -392,19 +398,68 @@ describe("generate", () => {
       'from "../rt.js"',
     );
     expect((await run(["generate", "--check"], { cwd: dir })).code).toBe(0);
-    // A different api key on the command line makes the committed output stale.
+    // A different api key on the command line makes the committed output stale (the index
+    // too: its header gives the command, which now has the flag).
     const overridden = await run(["generate", "--check", "--api-key", "StreamsGroupHeartbeatResponse=99"], {
       cwd: dir,
     });
     expect(overridden.code).toBe(1);
-    expect(overridden.stdout).toBe("stale gen/StreamsGroupHeartbeatResponse.ts\n");
-    expect(overridden.stderr).toMatch(/\nerror: 1 generated file is stale; run npm run generate\n$/);
-    // --config from another folder: its paths are relative to the file.
-    cpSync(path.join(dir, "kafka-wire.config.json"), path.join(dir, "copy.json"));
-    const viaConfig = await run(["generate", "--check", "--config", "../copy.json"], {
+    expect(lines(overridden.stdout)).toEqual(["stale gen/StreamsGroupHeartbeatResponse.ts", "stale gen/index.ts"]);
+    expect(overridden.stderr).toMatch(
+      /\nerror: 2 generated files are stale; run `kafka-wire generate --api-key StreamsGroupHeartbeatResponse=99`\n$/,
+    );
+    // --config from another folder: its paths are relative to the file, and the command in the
+    // headers is the one to run in the file's folder, so the output is the same.
+    const viaConfig = await run(["generate", "--check", "--config", "../kafka-wire.config.json"], {
       cwd: path.join(dir, "schemas"),
     });
+    expect(viaConfig.stderr).not.toContain("error");
     expect(viaConfig.code).toBe(0);
+    // A configuration file with another name is named in the headers.
+    cpSync(path.join(dir, "kafka-wire.config.json"), path.join(dir, "copy.json"));
+    const other = await run(["generate", "--config", "copy.json"], { cwd: dir });
+    expect(other.code).toBe(0);
+    expect(readFileSync(path.join(dir, "gen", "index.ts"), "utf8").split("\n")[1]).toBe(
+      "// Regenerate with `kafka-wire generate --config copy.json`.",
+    );
+  });
+
+  it("writes the same headers from any folder of the project (paths from the package.json folder)", async () => {
+    const dir = tempProject();
+    writeFileSync(path.join(dir, "package.json"), "{}\n");
+    const fromRoot = await run(["generate", "--schemas", "schemas", "--out", "src/kafka"], { cwd: dir });
+    expect(fromRoot.code).toBe(0);
+    const header = readFileSync(path.join(dir, "src", "kafka", "index.ts"), "utf8").split("\n")[1];
+    expect(header).toBe("// Regenerate with `kafka-wire generate --schemas schemas --out src/kafka`.");
+    // The same generation typed from a subfolder: identical files.
+    const fromSub = await run(["generate", "--check", "--schemas", "../schemas", "--out", "../src/kafka"], {
+      cwd: path.join(dir, "schemas"),
+    });
+    expect(fromSub.stdout).toBe("2 generated files are up to date\n");
+    expect(fromSub.code).toBe(0);
+  });
+
+  it("--check lists files it did not generate as stray (dot-files aside) and exits 1", async () => {
+    const dir = tempProject();
+    const args = ["generate", "--schemas", "schemas", "--out", "out"];
+    expect((await run(args, { cwd: dir })).code).toBe(0);
+    writeFileSync(path.join(dir, "out", "helpers.ts"), "export const mine = 1;\n");
+    writeFileSync(path.join(dir, "out", "notes.txt"), "mine\n");
+    writeFileSync(path.join(dir, "out", ".gitignore"), "*.js\n");
+    mkdirSync(path.join(dir, "out", "sub"));
+    const check = await run([...args, "--check"], { cwd: dir });
+    expect(check.code).toBe(1);
+    expect(lines(check.stdout)).toEqual(["stray out/helpers.ts", "stray out/notes.txt", "stray out/sub"]);
+    expect(check.stderr).toMatch(
+      /\nerror: 3 files in the output folder were not generated by kafka-wire \(move or delete them\)\n$/,
+    );
+    // Generating warns about them and leaves them alone.
+    const again = await run(args, { cwd: dir });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(
+      "warning: out/helpers.ts is in the output folder but was not generated by kafka-wire\n",
+    );
+    expect(readFileSync(path.join(dir, "out", "helpers.ts"), "utf8")).toBe("export const mine = 1;\n");
   });
 
   it("prints a schema error as its one-line file:line:column message", async () => {

@@ -252,6 +252,9 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       schemaLabels: folders.map((f) => f.label),
       out: direct,
       cwd: work,
+      // What the headers give: the release's version and the output folder, relative to where
+      // the command ran; never the mirror or the cache.
+      command: "kafka-wire generate --kafka 9.9.9 --out out-9.9.9",
     });
     const fromRelease = readTree(out);
     expect([...fromRelease.keys()].sort()).toEqual([...readTree(direct).keys()].sort());
@@ -264,7 +267,8 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     expect(fromRelease.size).toBe(schemaCount + 1);
     expect(fromRelease.has("SimpleExampleMessage.ts")).toBe(false);
     expect(fromRelease.get("FetchRequest.ts")).toContain(
-      "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json;",
+      "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json; do not edit.\n" +
+        "// Regenerate with `kafka-wire generate --kafka 9.9.9 --out out-9.9.9`.\n",
     );
   }, 300_000);
 
@@ -369,12 +373,60 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
   });
 
   it("--kafka-source with a .tgz generates offline the same codecs as the download", async () => {
-    const out = path.join(work, "out-9.9.9");
-    // --check: the output of the download test above is exactly what the archive generates.
-    const result = await run(["generate", "--kafka-source", archive, "--out", out, "--check"], work);
+    const out = path.join(work, "out-source");
+    const result = await run(["generate", "--kafka-source", archive, "--out", out], work);
     expect(result.stderr).not.toContain("error");
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toMatch(/^\d+ generated files are up to date\n$/);
+    // The output of the download test above, but for the command in the headers, which names
+    // the archive (relative to where the command ran) instead of the version.
+    const downloaded = readTree(path.join(work, "out-9.9.9"));
+    const offline = readTree(out);
+    expect([...offline.keys()].sort()).toEqual([...downloaded.keys()].sort());
+    for (const [name, text] of offline) {
+      const [first, second, ...rest] = text.split("\n");
+      expect(second).toBe(
+        "// Regenerate with `kafka-wire generate --kafka-source kafka-9.9.9-src.tgz --out out-source`.",
+      );
+      const [dFirst, dSecond, ...dRest] = downloaded.get(name)!.split("\n");
+      expect(dSecond).toBe("// Regenerate with `kafka-wire generate --kafka 9.9.9 --out out-9.9.9`.");
+      expect(first).toBe(dFirst);
+      expect(rest).toEqual(dRest);
+    }
+    const check = await run(["generate", "--kafka-source", archive, "--out", out, "--check"], work);
+    expect(check.stdout).toMatch(/^\d+ generated files are up to date\n$/);
+  }, 300_000);
+
+  it("decode-frame and list --kafka: the release's codecs, downloaded once and compiled once into the cache", async () => {
+    const cache = freshCache();
+    /*
+     * An ApiVersions v3 request frame, worked out by hand from RequestHeader.json and
+     * ApiVersionsRequest.json (flexible from v3: request header v2):
+     * size 00000012 (18: header 12 bytes, body 6), requestApiKey 0012 (18), requestApiVersion 0003, correlationId 00000001,
+     * clientId "c" (classic string: 0001 63), header tagged fields 00, clientSoftwareName "kw"
+     * (compact string: length + 1 = 03, 6b77), clientSoftwareVersion "1" (02 31), body tagged
+     * fields 00.
+     */
+    const frame = "00000012" + "0012" + "0003" + "00000001" + "000163" + "00" + "036b77" + "0231" + "00";
+    const args = ["decode-frame", frame, "--jsonl", "--kafka", "9.9.9", "--kafka-mirror", mirror, "--cache-dir", cache];
+    const first = await run(args, work);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).toContain(`downloading ${mirror}/9.9.9/kafka-9.9.9-src.tgz`);
+    expect(first.stderr).toMatch(/\ngenerating codecs for \d+ schemas/);
+    expect(JSON.parse(first.stdout)).toEqual({
+      api: "ApiVersions",
+      apiKey: 18,
+      apiVersion: 3,
+      headerVersion: 2,
+      header: { requestApiKey: 18, requestApiVersion: 3, correlationId: 1, clientId: "c" },
+      body: { clientSoftwareName: "kw", clientSoftwareVersion: "1" },
+    });
+    // Second time: the release and the codecs both come from the cache (no request, no status line).
+    const before = requests.length;
+    const second = await run(args, work);
+    expect(second).toEqual({ code: 0, stdout: first.stdout, stderr: "" });
+    const list = await run(["list", "--kafka", "9.9.9", "--kafka-mirror", mirror, "--cache-dir", cache], work);
+    expect(list.stdout).toMatch(/\nApiVersionsRequest\s+request\s+18\s+0-\d+\s+3\+\n/);
+    expect(requests.length).toBe(before);
   }, 300_000);
 
   it("--kafka-source with a .tgz extracts to a temporary folder, removed by cleanup()", async () => {

@@ -17,9 +17,22 @@
  * - a bundler (esbuild) importing one `kafka-wire/messages/<Name>` gets that codec and no other.
  */
 import { execFile } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, unlink, writeFile } from "node:fs/promises";
+import {
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  unlink,
+  writeFile,
+} from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
@@ -380,6 +393,48 @@ describe("the published package (built, packed and installed once)", () => {
         const { stdout } = await cli(["decode", "StreamsGroupHeartbeatRequest", String(vector.version), vector.hex]);
         expect(stringifyLossless(parseLossless(stdout))).toBe(stringifyLossless(vector.json));
       });
+    });
+
+    describeShared("on a schema set (--schemas)", "kafka-schemas/clients", (clients) => {
+      /*
+       * A MetadataRequest v4 request frame, worked out by hand (v4 is not flexible: header v1):
+       * size 00000011 (17), requestApiKey 0003, requestApiVersion 0004, correlationId 00000007,
+       * clientId "hi" (int16 length 0002, 6869), topics null (int32 length ffffffff),
+       * allowAutoTopicCreation true (01).
+       */
+      const FRAME = "00000011" + "0003" + "0004" + "00000007" + "00026869" + "ffffffff" + "01";
+
+      it("decode-frame compiles the codecs once against the package's codegen-v1.js, then takes them from the cache", async () => {
+        const { cliConsumer } = need();
+        const cache = path.join(cliConsumer, "codec-cache");
+        const args = ["decode-frame", FRAME, "--jsonl", "--schemas", clients, "--cache-dir", cache];
+        const times: number[] = [];
+        const outputs: { stdout: string; stderr: string }[] = [];
+        for (let i = 0; i < 2; i++) {
+          const started = Date.now();
+          outputs.push(await cli(args));
+          times.push(Date.now() - started);
+        }
+        console.log(`[cli package] decode-frame --schemas: cold ${times[0]} ms, cached ${times[1]} ms`);
+        expect(outputs[0]!.stderr).toMatch(/^generating codecs for \d+ schemas/);
+        expect(outputs[1]!.stderr).toBe("");
+        for (const o of outputs) {
+          expect(JSON.parse(o.stdout)).toEqual({
+            api: "Metadata",
+            apiKey: 3,
+            apiVersion: 4,
+            headerVersion: 1,
+            header: { requestApiKey: 3, requestApiVersion: 4, correlationId: 7, clientId: "hi" },
+            body: { topics: null, allowAutoTopicCreation: true },
+          });
+        }
+        // The compiled modules import the installed package's own copy of the codegen interface.
+        const [entry] = await readdir(path.join(cache, "codecs"));
+        const index = await readFile(path.join(cache, "codecs", entry!, "MetadataRequest.js"), "utf8");
+        const runtime = path.join(cliConsumer, "node_modules", "kafka-wire-cli", "dist", "codegen-v1.js");
+        expect(await stat(runtime).then((s) => s.isFile())).toBe(true);
+        expect(index).toContain(`from "${pathToFileURL(await realpath(runtime)).href}"`);
+      }, 300_000);
     });
 
     describeShared("generating Kafka's schema set", "kafka-schemas", (schemas) => {

@@ -16,6 +16,8 @@ export interface EmitOptions {
   readonly sourceLabel: string;
   /** kafka-wire's version, for the header. */
   readonly generatorVersion: string;
+  /** The command that regenerates the module, for the header. */
+  readonly command: string;
 }
 
 export class ModuleContext {

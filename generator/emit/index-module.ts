@@ -4,19 +4,18 @@
  */
 
 import { Code } from "./code.js";
-import { header, jsDoc } from "./names.js";
+import { header, jsDoc, type HeaderFacts } from "./names.js";
 
 /** The index module (unformatted) for the messages `names`, generated from `sources`. */
 export function indexModule(
   names: readonly string[],
-  version: string,
-  sources: string,
+  facts: Omit<HeaderFacts, "source"> & { readonly sources: string },
   runtimeImport: string,
   /** Further generated modules whose exports the index re-exports (e.g. `internal-topics`). */
   extraModules: readonly string[] = [],
 ): string {
   const code = new Code();
-  code.append(header(version, sources));
+  code.append(header({ version: facts.version, source: facts.sources, command: facts.command }));
   // With both header schemas, the index also wires request/response framing for every API.
   const framing = names.includes("RequestHeader") && names.includes("ResponseHeader");
   if (framing) code.line(`import { defineProtocol, type Protocol } from ${JSON.stringify(runtimeImport)};`);

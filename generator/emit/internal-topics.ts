@@ -9,7 +9,7 @@ import { SchemaError } from "../errors.js";
 import type { InternalTopicsPlan } from "../internal-topics.js";
 import type { MessageSpec } from "../model.js";
 import { Code } from "./code.js";
-import { header, jsDoc } from "./names.js";
+import { header, jsDoc, type HeaderFacts } from "./names.js";
 
 /** The generated module's file name (without `.ts`). */
 export const INTERNAL_TOPICS_MODULE = "internal-topics";
@@ -41,8 +41,7 @@ export function internalTopicsExports(plan: InternalTopicsPlan): string[] {
 /** The module text (unformatted). @throws SchemaError when a message name clashes with a name the module defines or imports. */
 export function internalTopicsModule(
   plan: InternalTopicsPlan,
-  version: string,
-  sources: string,
+  facts: Omit<HeaderFacts, "source"> & { readonly sources: string },
   runtimeImport: string,
   messageNames: readonly string[],
 ): string {
@@ -62,7 +61,7 @@ export function internalTopicsModule(
   for (const c of plan.control) used.add(c.schema.name);
 
   const code = new Code();
-  code.append(header(version, sources));
+  code.append(header({ version: facts.version, source: facts.sources, command: facts.command }));
   const runtime = [
     ...(plan.control.length > 0 ? ["defineControlDecoder"] : []),
     ...(plan.topics.length > 0 ? ["defineInternalTopics", "type InternalRecord", "type InternalTopics"] : []),

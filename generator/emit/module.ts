@@ -39,7 +39,7 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   for (const struct of extraCreates(spec.structs, emitted)) ctx.functions.push(createFunction(struct));
 
   const out = new Code();
-  out.append(header(options.generatorVersion, options.sourceLabel));
+  out.append(header({ version: options.generatorVersion, source: options.sourceLabel, command: options.command }));
   const body = new Code();
   spec.structs.forEach((struct, k) => {
     if (k > 0) body.line("");

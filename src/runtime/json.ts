@@ -10,7 +10,7 @@
 import { isLosslessNumber, parse } from "lossless-json";
 import { KafkaDecodeError } from "./errors.js";
 import { base64ToBytes, bytesToBase64, uuidFromString } from "./base64.js";
-import { describe } from "./writer.js";
+import { describe, describeNumber } from "./writer.js";
 
 const HEX = "0123456789ABCDEF";
 
@@ -96,7 +96,7 @@ export function parseJson(text: string): unknown {
 function invalid(expected: string, v: unknown): KafkaDecodeError {
   return new KafkaDecodeError(
     "INVALID_JSON",
-    `expected ${expected}, got ${isLosslessNumber(v) ? "a number" : describe(v)}`,
+    `expected ${expected}, got ${isLosslessNumber(v) ? describeNumber(v.value) : describe(v)}`,
     -1,
   );
 }

@@ -20,17 +20,46 @@ function rangeError(type: string, v: unknown, offset: number): KafkaEncodeError 
   // out of range, anything else is the wrong type.
   const expected = type === "int64" || type === "uvarlong" ? "bigint" : "number";
   if (typeof v === expected) {
-    return new KafkaEncodeError("INT_OUT_OF_RANGE", `${String(v)} is not a valid ${type}`, offset);
+    return new KafkaEncodeError("INT_OUT_OF_RANGE", `${shown(String(v))} is not a valid ${type}`, offset);
   }
   return new KafkaEncodeError("INVALID_VALUE", `expected a ${expected} for ${type}, got ${describe(v)}`, offset);
 }
 
-/** A short description of a value's type for error messages. */
+/** Longest part of a string (or number text) an error message quotes; longer values are cut with "…". */
+const SHOWN_CHARS = 40;
+
+function shown(text: string): string {
+  return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS)}…`;
+}
+
+/** {@link describe} of a number given as its decimal text (a JSON number read losslessly). */
+export function describeNumber(text: string): string {
+  return `number ${shown(text)}`;
+}
+
+/**
+ * A short description of a value for error messages: its type and, for scalars, the value itself
+ * (strings quoted and cut after 40 characters): `number 3000000000`, `string "abc"`,
+ * `boolean true`, `an array (3 elements)`, `a Uint8Array (2 bytes)`, `object`, `null`.
+ */
 export function describe(v: unknown): string {
   if (v === null) return "null";
-  if (Array.isArray(v)) return "an array";
-  if (v instanceof Uint8Array) return "a Uint8Array";
-  return typeof v;
+  if (Array.isArray(v)) return `an array (${v.length} elements)`;
+  if (v instanceof Uint8Array) return `a Uint8Array (${v.length} bytes)`;
+  switch (typeof v) {
+    case "string": {
+      const text = JSON.stringify(v.length <= SHOWN_CHARS ? v : v.slice(0, SHOWN_CHARS));
+      return v.length <= SHOWN_CHARS ? `string ${text}` : `string ${text.slice(0, -1)}…" (${v.length} characters)`;
+    }
+    case "number":
+      return describeNumber(String(v));
+    case "boolean":
+      return `boolean ${String(v)}`;
+    case "bigint":
+      return `bigint ${shown(v.toString())}`;
+    default:
+      return typeof v;
+  }
 }
 
 /** Bytes an unsigned varint of `v` (0..2^32-1) takes: 1..5. */
@@ -359,7 +388,7 @@ export class Writer {
     if (!writeUuid(this.buf, this.pos, v)) {
       throw new KafkaEncodeError(
         "INVALID_UUID",
-        `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${typeof v === "string" ? JSON.stringify(v) : describe(v)}`,
+        `expected a uuid in Kafka's 22-character URL-safe base64 form, got ${describe(v)}`,
         this.pos,
       );
     }

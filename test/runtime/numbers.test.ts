@@ -317,3 +317,50 @@ describe("nullable struct marker", () => {
     ]);
   });
 });
+
+describe("encode errors name the offending value (codes unchanged)", () => {
+  it("an integer out of its type's range: INT_OUT_OF_RANGE with the value", () => {
+    expect(expectError(() => writer(1).int8(300), KafkaEncodeError, "INT_OUT_OF_RANGE", 0).message).toBe(
+      "300 is not a valid int8 (byte offset 0)",
+    );
+    expect(expectError(() => writer(4).int32(1.5), KafkaEncodeError, "INT_OUT_OF_RANGE").reason).toBe(
+      "1.5 is not a valid int32",
+    );
+    expect(expectError(() => writer(2).uint16(-1), KafkaEncodeError, "INT_OUT_OF_RANGE").reason).toBe(
+      "-1 is not a valid uint16",
+    );
+    // 2^63 is one above int64's range.
+    expect(expectError(() => writer(8).int64(2n ** 63n), KafkaEncodeError, "INT_OUT_OF_RANGE").reason).toBe(
+      "9223372036854775808 is not a valid int64",
+    );
+    // An array element names its index and value.
+    const e = expectError(() => writer(8).int32Array([1, 2 ** 31]), KafkaEncodeError, "INT_OUT_OF_RANGE", 4);
+    expect(e.message).toBe("2147483648 is not a valid int32 at [1] (byte offset 4)");
+  });
+
+  it("a value of the wrong type: INVALID_VALUE with its type and value", () => {
+    expect(
+      expectError(() => writer(4).int32("12" as unknown as number), KafkaEncodeError, "INVALID_VALUE").reason,
+    ).toBe('expected a number for int32, got string "12"');
+    expect(expectError(() => writer(8).int64(5 as unknown as bigint), KafkaEncodeError, "INVALID_VALUE").reason).toBe(
+      "expected a bigint for int64, got number 5",
+    );
+    expect(expectError(() => writer(1).bool(1 as unknown as boolean), KafkaEncodeError, "INVALID_VALUE").reason).toBe(
+      "expected a boolean, got number 1",
+    );
+    expect(expectError(() => writer(2).int16([7] as unknown as number), KafkaEncodeError, "INVALID_VALUE").reason).toBe(
+      "expected a number for int16, got an array (1 elements)",
+    );
+  });
+
+  it("long values are cut after 40 characters", () => {
+    const long = "k".repeat(100);
+    expect(
+      expectError(() => writer(4).int32(long as unknown as number), KafkaEncodeError, "INVALID_VALUE").reason,
+    ).toBe(`expected a number for int32, got string "${"k".repeat(40)}…" (100 characters)`);
+    const big = 10n ** 60n;
+    expect(expectError(() => writer(8).int64(big), KafkaEncodeError, "INT_OUT_OF_RANGE").reason).toBe(
+      `1${"0".repeat(39)}… is not a valid int64`,
+    );
+  });
+});
