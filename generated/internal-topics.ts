@@ -16,6 +16,7 @@ export type ConsumerOffsetsRecord = InternalRecord<
 
 /** Each internal topic's decoded records. */
 export interface InternalTopicRecords {
+  /** The records of `__consumer_offsets`. */
   __consumer_offsets: ConsumerOffsetsRecord;
 }
 

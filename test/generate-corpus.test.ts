@@ -44,8 +44,10 @@ describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schem
   it("generates one module per schema plus index.ts and lists what it wrote", async () => {
     expect(exitCode, stderr.text).toBe(0);
     const files = (await readdir(path.join(dir, "kafka"))).filter((f) => f.endsWith(".ts"));
-    expect(files).toHaveLength(281);
+    // 280 schemas, index.ts and internal-topics.ts (the coordinator, metadata and KRaft control records).
+    expect(files).toHaveLength(282);
     expect(files).toContain("index.ts");
+    expect(files).toContain("internal-topics.ts");
     expect(stdout.text).toContain("FetchRequest.ts");
   });
 

@@ -264,7 +264,7 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       (n, f) => n + readdirSync(path.join(shared, f)).filter((x) => x.endsWith(".json")).length,
       0,
     );
-    expect(fromRelease.size).toBe(schemaCount + 1);
+    expect(fromRelease.size).toBe(schemaCount + 2); // + index.ts and internal-topics.ts
     expect(fromRelease.has("SimpleExampleMessage.ts")).toBe(false);
     expect(fromRelease.get("FetchRequest.ts")).toContain(
       "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json; do not edit.\n" +

@@ -90,7 +90,10 @@ export function internalTopicsModule(
     code.line("");
     code.line("/** Each internal topic's decoded records. */");
     code.line("export interface InternalTopicRecords {");
-    for (const t of plan.topics) code.line(`  ${t.topic}: ${topicTypeName(t.topic)};`);
+    for (const t of plan.topics) {
+      code.line(`  /** The records of \`${t.topic}\`. */`);
+      code.line(`  ${t.topic}: ${topicTypeName(t.topic)};`);
+    }
     code.line("}");
     code.line("");
     code.append(

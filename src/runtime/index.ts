@@ -11,8 +11,11 @@ export type { MessageCodec, EncodePlan } from "./codec.js";
 export { Reader, type DecodeOptions } from "./reader.js";
 export type {
   InternalRecord,
+  InternalRecordBytes,
   InternalRecordInit,
   InternalRecordSchema,
+  InternalTopicDefinition,
+  InternalTopicsDefinition,
   InternalTopicFraming,
   InternalTopicRecords,
   InternalTopics,

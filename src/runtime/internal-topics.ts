@@ -2,7 +2,7 @@
  * Kafka's internal-topic records: the keys and values the coordinators write to
  * `__consumer_offsets`, `__transaction_state` and `__share_group_state`, and the metadata log
  * records of `__cluster_metadata` and `__remote_log_metadata`. A generated `internal-topics.ts`
- * lists which schema is which record type on which topic and calls {@link defineInternalTopics};
+ * lists which schema is which record type on which topic and calls `defineInternalTopics`;
  * this module holds the two framings:
  *
  * - coordinator framing (Kafka's `CoordinatorRecordSerde`, `MessageUtil.toCoordinatorTypePrefixedBytes`
@@ -38,10 +38,16 @@ export interface InternalRecordSchema {
   readonly value: MessageCodec<any>;
 }
 
-/** What {@link defineInternalTopics} takes: each topic's framing and record types. */
-export type InternalTopicsDefinition = Readonly<
-  Record<string, { readonly framing: InternalTopicFraming; readonly records: readonly InternalRecordSchema[] }>
->;
+/** One internal topic of an {@link InternalTopicsDefinition}. */
+export interface InternalTopicDefinition {
+  /** How the topic's keys and values are framed. */
+  readonly framing: InternalTopicFraming;
+  /** Its record types. */
+  readonly records: readonly InternalRecordSchema[];
+}
+
+/** What a generated `internal-topics.ts` declares: each internal topic by name. */
+export type InternalTopicsDefinition = Readonly<Record<string, InternalTopicDefinition>>;
 
 /**
  * A decoded internal-topic record. Generated code narrows it into a union over the topic's
@@ -76,6 +82,14 @@ export type InternalRecordInit<R extends InternalRecord = InternalRecord> = R ex
   ? Pick<R, "recordType" | "key" | "valueVersion" | "value">
   : never;
 
+/** A record's key and value as Kafka's serdes write them (what a Produce request's record carries). */
+export interface InternalRecordBytes {
+  /** The key (null for metadata framing, whose records have no key). */
+  readonly key: Uint8Array | null;
+  /** The value; null for a tombstone. */
+  readonly value: Uint8Array | null;
+}
+
 /** A topic's records by topic name, e.g. `{ __consumer_offsets: ConsumerOffsetsRecord }`. */
 export type InternalTopicRecords = Record<string, InternalRecord>;
 
@@ -106,10 +120,7 @@ export interface InternalTopics<M extends Record<keyof M, InternalRecord> = Inte
    * Encodes a record's key and value as Kafka's serde does; `value: null` writes a tombstone.
    * @throws KafkaEncodeError `UNKNOWN_RECORD_TYPE`, or the body codec's errors.
    */
-  encode<T extends keyof M & string>(
-    topic: T,
-    record: InternalRecordInit<M[T]>,
-  ): { key: Uint8Array | null; value: Uint8Array | null };
+  encode<T extends keyof M & string>(topic: T, record: InternalRecordInit<M[T]>): InternalRecordBytes;
   /**
    * A decoded record as one JSON object: `recordType`, `keySchema`, `key`, `valueSchema`,
    * `valueVersion` and `value`, the key and value in Kafka's JSON form (JsonConverter).
