@@ -2,13 +2,17 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
+  type Init,
   type MessageCodec,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
+  checkJsonKeys,
   checkStruct,
   defineMessage,
+  initStruct,
+  initStructs,
   jsonField,
   jsonNullableString,
   jsonString,
@@ -550,6 +554,7 @@ function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): 
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["throttleTimeMs", "groups"]);
     f = "throttleTimeMs";
     let $throttleTimeMs: number;
     {
@@ -589,11 +594,16 @@ function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): 
   }
 }
 
-function StreamsGroupDescribeResponse$create(): StreamsGroupDescribeResponse {
-  return {
-    throttleTimeMs: 0,
-    groups: [],
+/** A new StreamsGroupDescribeResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStreamsGroupDescribeResponse(
+  init: Init<StreamsGroupDescribeResponse> = {},
+): StreamsGroupDescribeResponse {
+  const v: StreamsGroupDescribeResponse = {
+    throttleTimeMs: init.throttleTimeMs === undefined ? 0 : init.throttleTimeMs,
+    groups: init.groups === undefined ? [] : initStructs(init.groups, createDescribedGroup),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[]): number {
@@ -803,6 +813,17 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "errorCode",
+      "errorMessage",
+      "groupId",
+      "groupState",
+      "groupEpoch",
+      "assignmentEpoch",
+      "topology",
+      "members",
+      "authorizedOperations",
+    ]);
     f = "errorCode";
     let $errorCode: number;
     {
@@ -927,18 +948,22 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
   }
 }
 
-function DescribedGroup$create(): DescribedGroup {
-  return {
-    errorCode: 0,
-    errorMessage: null,
-    groupId: "",
-    groupState: "",
-    groupEpoch: 0,
-    assignmentEpoch: 0,
-    topology: null,
-    members: [],
-    authorizedOperations: -2147483648,
+/** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createDescribedGroup(init: Init<DescribedGroup> = {}): DescribedGroup {
+  const v: DescribedGroup = {
+    errorCode: init.errorCode === undefined ? 0 : init.errorCode,
+    errorMessage: init.errorMessage === undefined ? null : init.errorMessage,
+    groupId: init.groupId === undefined ? "" : init.groupId,
+    groupState: init.groupState === undefined ? "" : init.groupState,
+    groupEpoch: init.groupEpoch === undefined ? 0 : init.groupEpoch,
+    assignmentEpoch: init.assignmentEpoch === undefined ? 0 : init.assignmentEpoch,
+    topology:
+      init.topology === undefined ? null : init.topology === null ? null : initStruct(init.topology, createTopology),
+    members: init.members === undefined ? [] : initStructs(init.members, createMember),
+    authorizedOperations: init.authorizedOperations === undefined ? -2147483648 : init.authorizedOperations,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Topology$size(v: Topology, version: number, lens: number[]): number {
@@ -1084,6 +1109,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["epoch", "subtopologies"]);
     f = "epoch";
     let $epoch: number;
     {
@@ -1127,11 +1153,19 @@ function Topology$fromJson(json: unknown, version: number): Topology {
   }
 }
 
-function Topology$create(): Topology {
-  return {
-    epoch: 0,
-    subtopologies: null,
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopology(init: Init<Topology> = {}): Topology {
+  const v: Topology = {
+    epoch: init.epoch === undefined ? 0 : init.epoch,
+    subtopologies:
+      init.subtopologies === undefined
+        ? null
+        : init.subtopologies === null
+          ? null
+          : initStructs(init.subtopologies, createSubtopology),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1392,6 +1426,13 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "subtopologyId",
+      "sourceTopics",
+      "repartitionSinkTopics",
+      "stateChangelogTopics",
+      "repartitionSourceTopics",
+    ]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -1494,14 +1535,19 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
   }
 }
 
-function Subtopology$create(): Subtopology {
-  return {
-    subtopologyId: "",
-    sourceTopics: [],
-    repartitionSinkTopics: [],
-    stateChangelogTopics: [],
-    repartitionSourceTopics: [],
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
+  const v: Subtopology = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
+    repartitionSinkTopics: init.repartitionSinkTopics === undefined ? [] : init.repartitionSinkTopics,
+    stateChangelogTopics:
+      init.stateChangelogTopics === undefined ? [] : initStructs(init.stateChangelogTopics, createTopicInfo),
+    repartitionSourceTopics:
+      init.repartitionSourceTopics === undefined ? [] : initStructs(init.repartitionSourceTopics, createTopicInfo),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Member$size(v: Member, version: number, lens: number[]): number {
@@ -1851,6 +1897,24 @@ function Member$fromJson(json: unknown, version: number): Member {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "memberId",
+      "memberEpoch",
+      "currentAssignmentEpoch",
+      "instanceId",
+      "rackId",
+      "clientId",
+      "clientHost",
+      "topologyEpoch",
+      "processId",
+      "userEndpoint",
+      "clientTags",
+      "taskOffsets",
+      "taskEndOffsets",
+      "assignment",
+      "targetAssignment",
+      "isClassic",
+    ]);
     f = "memberId";
     let $memberId: string;
     {
@@ -2076,28 +2140,37 @@ function Member$fromJson(json: unknown, version: number): Member {
   }
 }
 
-function Member$create(): Member {
-  return {
-    memberId: "",
-    memberEpoch: 0,
-    currentAssignmentEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    clientId: "",
-    clientHost: "",
-    topologyEpoch: 0,
-    processId: "",
-    userEndpoint: null,
-    clientTags: [],
-    taskOffsets: [],
-    taskEndOffsets: [],
-    assignment: Assignment$create(),
-    targetAssignment: Assignment$create(),
-    isClassic: false,
+/** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createMember(init: Init<Member> = {}): Member {
+  const v: Member = {
+    memberId: init.memberId === undefined ? "" : init.memberId,
+    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
+    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
+    instanceId: init.instanceId === undefined ? null : init.instanceId,
+    rackId: init.rackId === undefined ? null : init.rackId,
+    clientId: init.clientId === undefined ? "" : init.clientId,
+    clientHost: init.clientHost === undefined ? "" : init.clientHost,
+    topologyEpoch: init.topologyEpoch === undefined ? 0 : init.topologyEpoch,
+    processId: init.processId === undefined ? "" : init.processId,
+    userEndpoint:
+      init.userEndpoint === undefined
+        ? null
+        : init.userEndpoint === null
+          ? null
+          : initStruct(init.userEndpoint, createEndpoint),
+    clientTags: init.clientTags === undefined ? [] : initStructs(init.clientTags, createKeyValue),
+    taskOffsets: init.taskOffsets === undefined ? [] : initStructs(init.taskOffsets, createTaskOffset),
+    taskEndOffsets: init.taskEndOffsets === undefined ? [] : initStructs(init.taskEndOffsets, createTaskOffset),
+    assignment: init.assignment === undefined ? createAssignment() : initStruct(init.assignment, createAssignment),
+    targetAssignment:
+      init.targetAssignment === undefined ? createAssignment() : initStruct(init.targetAssignment, createAssignment),
+    isClassic: init.isClassic === undefined ? false : init.isClassic,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
+function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2119,7 +2192,7 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
   }
 }
 
-function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
+function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2136,7 +2209,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
   }
 }
 
-function Endpoint$read(r: Reader, version: number): Endpoint {
+function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
@@ -2168,7 +2241,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   }
 }
 
-function Endpoint$toJson(v: Endpoint, version: number): string {
+function Endpoint$toJson(v: Endpoint, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2190,6 +2263,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["host", "port"]);
     f = "host";
     let $host: string;
     {
@@ -2219,14 +2293,17 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   }
 }
 
-function Endpoint$create(): Endpoint {
-  return {
-    host: "",
-    port: 0,
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const v: Endpoint = {
+    host: init.host === undefined ? "" : init.host,
+    port: init.port === undefined ? 0 : init.port,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number {
+function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2249,7 +2326,7 @@ function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number
   }
 }
 
-function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
+function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2268,7 +2345,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
   }
 }
 
-function TaskOffset$read(r: Reader, version: number): TaskOffset {
+function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
   const i = -1;
   try {
@@ -2307,7 +2384,7 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
   }
 }
 
-function TaskOffset$toJson(v: TaskOffset, version: number): string {
+function TaskOffset$toJson(v: TaskOffset, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2332,6 +2409,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["subtopologyId", "partition", "offset"]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -2372,12 +2450,15 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
   }
 }
 
-function TaskOffset$create(): TaskOffset {
-  return {
-    subtopologyId: "",
-    partition: 0,
-    offset: 0n,
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
+  const v: TaskOffset = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    partition: init.partition === undefined ? 0 : init.partition,
+    offset: init.offset === undefined ? 0n : init.offset,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Assignment$size(v: Assignment, version: number, lens: number[]): number {
@@ -2586,6 +2667,7 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["activeTasks", "standbyTasks", "warmupTasks"]);
     f = "activeTasks";
     let $activeTasks: TaskIds[];
     {
@@ -2656,15 +2738,18 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
   }
 }
 
-function Assignment$create(): Assignment {
-  return {
-    activeTasks: [],
-    standbyTasks: [],
-    warmupTasks: [],
+/** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createAssignment(init: Init<Assignment> = {}): Assignment {
+  const v: Assignment = {
+    activeTasks: init.activeTasks === undefined ? [] : initStructs(init.activeTasks, createTaskIds),
+    standbyTasks: init.standbyTasks === undefined ? [] : initStructs(init.standbyTasks, createTaskIds),
+    warmupTasks: init.warmupTasks === undefined ? [] : initStructs(init.warmupTasks, createTaskIds),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
+function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
   try {
@@ -2692,7 +2777,7 @@ function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
   }
 }
 
-function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
+function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
   let f = "";
   let i = -1;
   try {
@@ -2713,7 +2798,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
   }
 }
 
-function TaskIds$read(r: Reader, version: number): TaskIds {
+function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
@@ -2749,7 +2834,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   }
 }
 
-function TaskIds$toJson(v: TaskIds, version: number): string {
+function TaskIds$toJson(v: TaskIds, _version: number): string {
   let f = "";
   let i = -1;
   try {
@@ -2780,6 +2865,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["subtopologyId", "partitions"]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -2819,14 +2905,17 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   }
 }
 
-function TaskIds$create(): TaskIds {
-  return {
-    subtopologyId: "",
-    partitions: [],
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const v: TaskIds = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    partitions: init.partitions === undefined ? [] : init.partitions,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
+function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2849,7 +2938,7 @@ function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
   }
 }
 
-function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
+function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2866,7 +2955,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
   }
 }
 
-function KeyValue$read(r: Reader, version: number): KeyValue {
+function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
@@ -2898,7 +2987,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   }
 }
 
-function KeyValue$toJson(v: KeyValue, version: number): string {
+function KeyValue$toJson(v: KeyValue, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2920,6 +3009,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["key", "value"]);
     f = "key";
     let $key: string;
     {
@@ -2949,11 +3039,14 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   }
 }
 
-function KeyValue$create(): KeyValue {
-  return {
-    key: "",
-    value: "",
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const v: KeyValue = {
+    key: init.key === undefined ? "" : init.key,
+    value: init.value === undefined ? "" : init.value,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -3106,6 +3199,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["name", "partitions", "replicationFactor", "topicConfigs"]);
     f = "name";
     let $name: string;
     {
@@ -3167,13 +3261,27 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
   }
 }
 
-function TopicInfo$create(): TopicInfo {
-  return {
-    name: "",
-    partitions: 0,
-    replicationFactor: 0,
-    topicConfigs: [],
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
+  const v: TopicInfo = {
+    name: init.name === undefined ? "" : init.name,
+    partitions: init.partitions === undefined ? 0 : init.partitions,
+    replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
+    topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
+}
+
+/** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopicPartitions(init: Init<TopicPartitions> = {}): TopicPartitions {
+  const v: TopicPartitions = {
+    topicId: init.topicId === undefined ? "AAAAAAAAAAAAAAAAAAAAAA" : init.topicId,
+    topicName: init.topicName === undefined ? "" : init.topicName,
+    partitions: init.partitions === undefined ? [] : init.partitions,
+  };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 /**
@@ -3185,17 +3293,19 @@ function TopicInfo$create(): TopicInfo {
  * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
  * - Source: `schemas/StreamsGroupDescribeResponse.json`.
  */
-export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse> =
-  /*@__PURE__*/ defineMessage<StreamsGroupDescribeResponse>({
-    name: "StreamsGroupDescribeResponse",
-    apiKey: 89,
-    type: "response",
-    validVersions: { lowest: 0, highest: 0 },
-    flexibleVersions: { lowest: 0, highest: 32767 },
-    size: StreamsGroupDescribeResponse$size,
-    write: StreamsGroupDescribeResponse$write,
-    read: StreamsGroupDescribeResponse$read,
-    create: StreamsGroupDescribeResponse$create,
-    toJson: StreamsGroupDescribeResponse$toJson,
-    fromJson: StreamsGroupDescribeResponse$fromJson,
-  });
+export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse, 89> = /*@__PURE__*/ defineMessage<
+  StreamsGroupDescribeResponse,
+  89
+>({
+  name: "StreamsGroupDescribeResponse",
+  apiKey: 89,
+  type: "response",
+  validVersions: { lowest: 0, highest: 0 },
+  flexibleVersions: { lowest: 0, highest: 32767 },
+  size: StreamsGroupDescribeResponse$size,
+  write: StreamsGroupDescribeResponse$write,
+  read: StreamsGroupDescribeResponse$read,
+  create: createStreamsGroupDescribeResponse,
+  toJson: StreamsGroupDescribeResponse$toJson,
+  fromJson: StreamsGroupDescribeResponse$fromJson,
+});

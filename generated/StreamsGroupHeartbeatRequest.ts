@@ -2,13 +2,17 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
+  type Init,
   type MessageCodec,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
+  checkJsonKeys,
   checkStruct,
   defineMessage,
+  initStruct,
+  initStructs,
   jsonField,
   jsonNullableString,
   jsonString,
@@ -901,6 +905,25 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "groupId",
+      "memberId",
+      "memberEpoch",
+      "currentAssignmentEpoch",
+      "instanceId",
+      "rackId",
+      "rebalanceTimeoutMs",
+      "topology",
+      "activeTasks",
+      "standbyTasks",
+      "warmupTasks",
+      "processId",
+      "userEndpoint",
+      "clientTags",
+      "taskOffsets",
+      "taskEndOffsets",
+      "shutdownApplication",
+    ]);
     f = "groupId";
     let $groupId: string;
     {
@@ -1199,26 +1222,67 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
   }
 }
 
-function StreamsGroupHeartbeatRequest$create(): StreamsGroupHeartbeatRequest {
-  return {
-    groupId: "",
-    memberId: "",
-    memberEpoch: 0,
-    currentAssignmentEpoch: 0,
-    instanceId: null,
-    rackId: null,
-    rebalanceTimeoutMs: -1,
-    topology: null,
-    activeTasks: null,
-    standbyTasks: null,
-    warmupTasks: null,
-    processId: null,
-    userEndpoint: null,
-    clientTags: null,
-    taskOffsets: null,
-    taskEndOffsets: null,
-    shutdownApplication: false,
+/** A new StreamsGroupHeartbeatRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStreamsGroupHeartbeatRequest(
+  init: Init<StreamsGroupHeartbeatRequest> = {},
+): StreamsGroupHeartbeatRequest {
+  const v: StreamsGroupHeartbeatRequest = {
+    groupId: init.groupId === undefined ? "" : init.groupId,
+    memberId: init.memberId === undefined ? "" : init.memberId,
+    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
+    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
+    instanceId: init.instanceId === undefined ? null : init.instanceId,
+    rackId: init.rackId === undefined ? null : init.rackId,
+    rebalanceTimeoutMs: init.rebalanceTimeoutMs === undefined ? -1 : init.rebalanceTimeoutMs,
+    topology:
+      init.topology === undefined ? null : init.topology === null ? null : initStruct(init.topology, createTopology),
+    activeTasks:
+      init.activeTasks === undefined
+        ? null
+        : init.activeTasks === null
+          ? null
+          : initStructs(init.activeTasks, createTaskIds),
+    standbyTasks:
+      init.standbyTasks === undefined
+        ? null
+        : init.standbyTasks === null
+          ? null
+          : initStructs(init.standbyTasks, createTaskIds),
+    warmupTasks:
+      init.warmupTasks === undefined
+        ? null
+        : init.warmupTasks === null
+          ? null
+          : initStructs(init.warmupTasks, createTaskIds),
+    processId: init.processId === undefined ? null : init.processId,
+    userEndpoint:
+      init.userEndpoint === undefined
+        ? null
+        : init.userEndpoint === null
+          ? null
+          : initStruct(init.userEndpoint, createEndpoint),
+    clientTags:
+      init.clientTags === undefined
+        ? null
+        : init.clientTags === null
+          ? null
+          : initStructs(init.clientTags, createKeyValue),
+    taskOffsets:
+      init.taskOffsets === undefined
+        ? null
+        : init.taskOffsets === null
+          ? null
+          : initStructs(init.taskOffsets, createTaskOffset),
+    taskEndOffsets:
+      init.taskEndOffsets === undefined
+        ? null
+        : init.taskEndOffsets === null
+          ? null
+          : initStructs(init.taskEndOffsets, createTaskOffset),
+    shutdownApplication: init.shutdownApplication === undefined ? false : init.shutdownApplication,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Topology$size(v: Topology, version: number, lens: number[]): number {
@@ -1348,6 +1412,7 @@ function Topology$fromJson(json: unknown, version: number): Topology {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["epoch", "subtopologies"]);
     f = "epoch";
     let $epoch: number;
     {
@@ -1387,11 +1452,14 @@ function Topology$fromJson(json: unknown, version: number): Topology {
   }
 }
 
-function Topology$create(): Topology {
-  return {
-    epoch: 0,
-    subtopologies: [],
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopology(init: Init<Topology> = {}): Topology {
+  const v: Topology = {
+    epoch: init.epoch === undefined ? 0 : init.epoch,
+    subtopologies: init.subtopologies === undefined ? [] : initStructs(init.subtopologies, createSubtopology),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1739,6 +1807,15 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "subtopologyId",
+      "sourceTopics",
+      "sourceTopicRegex",
+      "stateChangelogTopics",
+      "repartitionSinkTopics",
+      "repartitionSourceTopics",
+      "copartitionGroups",
+    ]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -1883,19 +1960,25 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
   }
 }
 
-function Subtopology$create(): Subtopology {
-  return {
-    subtopologyId: "",
-    sourceTopics: [],
-    sourceTopicRegex: [],
-    stateChangelogTopics: [],
-    repartitionSinkTopics: [],
-    repartitionSourceTopics: [],
-    copartitionGroups: [],
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
+  const v: Subtopology = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
+    sourceTopicRegex: init.sourceTopicRegex === undefined ? [] : init.sourceTopicRegex,
+    stateChangelogTopics:
+      init.stateChangelogTopics === undefined ? [] : initStructs(init.stateChangelogTopics, createTopicInfo),
+    repartitionSinkTopics: init.repartitionSinkTopics === undefined ? [] : init.repartitionSinkTopics,
+    repartitionSourceTopics:
+      init.repartitionSourceTopics === undefined ? [] : initStructs(init.repartitionSourceTopics, createTopicInfo),
+    copartitionGroups:
+      init.copartitionGroups === undefined ? [] : initStructs(init.copartitionGroups, createCopartitionGroup),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function CopartitionGroup$size(v: CopartitionGroup, version: number, lens: number[]): number {
+function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: number[]): number {
   let f = "";
   let i = -1;
   try {
@@ -1935,7 +2018,7 @@ function CopartitionGroup$size(v: CopartitionGroup, version: number, lens: numbe
   }
 }
 
-function CopartitionGroup$write(w: Writer, v: CopartitionGroup, version: number): void {
+function CopartitionGroup$write(w: Writer, v: CopartitionGroup, _version: number): void {
   let f = "";
   let i = -1;
   try {
@@ -1966,7 +2049,7 @@ function CopartitionGroup$write(w: Writer, v: CopartitionGroup, version: number)
   }
 }
 
-function CopartitionGroup$read(r: Reader, version: number): CopartitionGroup {
+function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
   let f = "";
   let i = -1;
   try {
@@ -2013,7 +2096,7 @@ function CopartitionGroup$read(r: Reader, version: number): CopartitionGroup {
   }
 }
 
-function CopartitionGroup$toJson(v: CopartitionGroup, version: number): string {
+function CopartitionGroup$toJson(v: CopartitionGroup, _version: number): string {
   let f = "";
   let i = -1;
   try {
@@ -2065,6 +2148,7 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["sourceTopics", "sourceTopicRegex", "repartitionSourceTopics"]);
     f = "sourceTopics";
     let $sourceTopics: number[];
     {
@@ -2135,15 +2219,18 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
   }
 }
 
-function CopartitionGroup$create(): CopartitionGroup {
-  return {
-    sourceTopics: [],
-    sourceTopicRegex: [],
-    repartitionSourceTopics: [],
+/** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createCopartitionGroup(init: Init<CopartitionGroup> = {}): CopartitionGroup {
+  const v: CopartitionGroup = {
+    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
+    sourceTopicRegex: init.sourceTopicRegex === undefined ? [] : init.sourceTopicRegex,
+    repartitionSourceTopics: init.repartitionSourceTopics === undefined ? [] : init.repartitionSourceTopics,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
+function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2166,7 +2253,7 @@ function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
   }
 }
 
-function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
+function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2183,7 +2270,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
   }
 }
 
-function KeyValue$read(r: Reader, version: number): KeyValue {
+function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
@@ -2215,7 +2302,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   }
 }
 
-function KeyValue$toJson(v: KeyValue, version: number): string {
+function KeyValue$toJson(v: KeyValue, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2237,6 +2324,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["key", "value"]);
     f = "key";
     let $key: string;
     {
@@ -2266,11 +2354,14 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   }
 }
 
-function KeyValue$create(): KeyValue {
-  return {
-    key: "",
-    value: "",
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const v: KeyValue = {
+    key: init.key === undefined ? "" : init.key,
+    value: init.value === undefined ? "" : init.value,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -2423,6 +2514,7 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["name", "partitions", "replicationFactor", "topicConfigs"]);
     f = "name";
     let $name: string;
     {
@@ -2484,16 +2576,19 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
   }
 }
 
-function TopicInfo$create(): TopicInfo {
-  return {
-    name: "",
-    partitions: 0,
-    replicationFactor: 0,
-    topicConfigs: [],
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
+  const v: TopicInfo = {
+    name: init.name === undefined ? "" : init.name,
+    partitions: init.partitions === undefined ? 0 : init.partitions,
+    replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
+    topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
+function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2515,7 +2610,7 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
   }
 }
 
-function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
+function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2532,7 +2627,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
   }
 }
 
-function Endpoint$read(r: Reader, version: number): Endpoint {
+function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
@@ -2564,7 +2659,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   }
 }
 
-function Endpoint$toJson(v: Endpoint, version: number): string {
+function Endpoint$toJson(v: Endpoint, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2586,6 +2681,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["host", "port"]);
     f = "host";
     let $host: string;
     {
@@ -2615,14 +2711,17 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   }
 }
 
-function Endpoint$create(): Endpoint {
-  return {
-    host: "",
-    port: 0,
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const v: Endpoint = {
+    host: init.host === undefined ? "" : init.host,
+    port: init.port === undefined ? 0 : init.port,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number {
+function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -2645,7 +2744,7 @@ function TaskOffset$size(v: TaskOffset, version: number, lens: number[]): number
   }
 }
 
-function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
+function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -2664,7 +2763,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, version: number): void {
   }
 }
 
-function TaskOffset$read(r: Reader, version: number): TaskOffset {
+function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
   const i = -1;
   try {
@@ -2703,7 +2802,7 @@ function TaskOffset$read(r: Reader, version: number): TaskOffset {
   }
 }
 
-function TaskOffset$toJson(v: TaskOffset, version: number): string {
+function TaskOffset$toJson(v: TaskOffset, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -2728,6 +2827,7 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["subtopologyId", "partition", "offset"]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -2768,15 +2868,18 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
   }
 }
 
-function TaskOffset$create(): TaskOffset {
-  return {
-    subtopologyId: "",
-    partition: 0,
-    offset: 0n,
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
+  const v: TaskOffset = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    partition: init.partition === undefined ? 0 : init.partition,
+    offset: init.offset === undefined ? 0n : init.offset,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
+function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
   try {
@@ -2804,7 +2907,7 @@ function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
   }
 }
 
-function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
+function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
   let f = "";
   let i = -1;
   try {
@@ -2825,7 +2928,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
   }
 }
 
-function TaskIds$read(r: Reader, version: number): TaskIds {
+function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
@@ -2861,7 +2964,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   }
 }
 
-function TaskIds$toJson(v: TaskIds, version: number): string {
+function TaskIds$toJson(v: TaskIds, _version: number): string {
   let f = "";
   let i = -1;
   try {
@@ -2892,6 +2995,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["subtopologyId", "partitions"]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -2931,11 +3035,14 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   }
 }
 
-function TaskIds$create(): TaskIds {
-  return {
-    subtopologyId: "",
-    partitions: [],
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const v: TaskIds = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    partitions: init.partitions === undefined ? [] : init.partitions,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 /**
@@ -2948,17 +3055,19 @@ function TaskIds$create(): TaskIds {
  * - Listeners: broker.
  * - Source: `schemas/StreamsGroupHeartbeatRequest.json`.
  */
-export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatRequest> =
-  /*@__PURE__*/ defineMessage<StreamsGroupHeartbeatRequest>({
-    name: "StreamsGroupHeartbeatRequest",
-    apiKey: 88,
-    type: "request",
-    validVersions: { lowest: 0, highest: 0 },
-    flexibleVersions: { lowest: 0, highest: 32767 },
-    size: StreamsGroupHeartbeatRequest$size,
-    write: StreamsGroupHeartbeatRequest$write,
-    read: StreamsGroupHeartbeatRequest$read,
-    create: StreamsGroupHeartbeatRequest$create,
-    toJson: StreamsGroupHeartbeatRequest$toJson,
-    fromJson: StreamsGroupHeartbeatRequest$fromJson,
-  });
+export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatRequest, 88> = /*@__PURE__*/ defineMessage<
+  StreamsGroupHeartbeatRequest,
+  88
+>({
+  name: "StreamsGroupHeartbeatRequest",
+  apiKey: 88,
+  type: "request",
+  validVersions: { lowest: 0, highest: 0 },
+  flexibleVersions: { lowest: 0, highest: 32767 },
+  size: StreamsGroupHeartbeatRequest$size,
+  write: StreamsGroupHeartbeatRequest$write,
+  read: StreamsGroupHeartbeatRequest$read,
+  create: createStreamsGroupHeartbeatRequest,
+  toJson: StreamsGroupHeartbeatRequest$toJson,
+  fromJson: StreamsGroupHeartbeatRequest$fromJson,
+});

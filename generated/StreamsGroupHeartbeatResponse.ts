@@ -2,13 +2,17 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
+  type Init,
   type MessageCodec,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
+  checkJsonKeys,
   checkStruct,
   defineMessage,
+  initStruct,
+  initStructs,
   jsonField,
   jsonNullableString,
   jsonString,
@@ -683,6 +687,22 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "throttleTimeMs",
+      "errorCode",
+      "errorMessage",
+      "memberId",
+      "memberEpoch",
+      "currentAssignmentEpoch",
+      "heartbeatIntervalMs",
+      "acceptableRecoveryLag",
+      "taskOffsetIntervalMs",
+      "status",
+      "activeTasks",
+      "standbyTasks",
+      "warmupTasks",
+      "partitionsByUserEndpoint",
+    ]);
     f = "throttleTimeMs";
     let $throttleTimeMs: number;
     {
@@ -918,23 +938,48 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
   }
 }
 
-function StreamsGroupHeartbeatResponse$create(): StreamsGroupHeartbeatResponse {
-  return {
-    throttleTimeMs: 0,
-    errorCode: 0,
-    errorMessage: null,
-    memberId: "",
-    memberEpoch: 0,
-    currentAssignmentEpoch: 0,
-    heartbeatIntervalMs: 0,
-    acceptableRecoveryLag: 0,
-    taskOffsetIntervalMs: 0,
-    status: null,
-    activeTasks: null,
-    standbyTasks: null,
-    warmupTasks: null,
-    partitionsByUserEndpoint: null,
+/** A new StreamsGroupHeartbeatResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStreamsGroupHeartbeatResponse(
+  init: Init<StreamsGroupHeartbeatResponse> = {},
+): StreamsGroupHeartbeatResponse {
+  const v: StreamsGroupHeartbeatResponse = {
+    throttleTimeMs: init.throttleTimeMs === undefined ? 0 : init.throttleTimeMs,
+    errorCode: init.errorCode === undefined ? 0 : init.errorCode,
+    errorMessage: init.errorMessage === undefined ? null : init.errorMessage,
+    memberId: init.memberId === undefined ? "" : init.memberId,
+    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
+    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
+    heartbeatIntervalMs: init.heartbeatIntervalMs === undefined ? 0 : init.heartbeatIntervalMs,
+    acceptableRecoveryLag: init.acceptableRecoveryLag === undefined ? 0 : init.acceptableRecoveryLag,
+    taskOffsetIntervalMs: init.taskOffsetIntervalMs === undefined ? 0 : init.taskOffsetIntervalMs,
+    status: init.status === undefined ? null : init.status === null ? null : initStructs(init.status, createStatus),
+    activeTasks:
+      init.activeTasks === undefined
+        ? null
+        : init.activeTasks === null
+          ? null
+          : initStructs(init.activeTasks, createTaskIds),
+    standbyTasks:
+      init.standbyTasks === undefined
+        ? null
+        : init.standbyTasks === null
+          ? null
+          : initStructs(init.standbyTasks, createTaskIds),
+    warmupTasks:
+      init.warmupTasks === undefined
+        ? null
+        : init.warmupTasks === null
+          ? null
+          : initStructs(init.warmupTasks, createTaskIds),
+    partitionsByUserEndpoint:
+      init.partitionsByUserEndpoint === undefined
+        ? null
+        : init.partitionsByUserEndpoint === null
+          ? null
+          : initStructs(init.partitionsByUserEndpoint, createEndpointToPartitions),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 function EndpointToPartitions$size(v: EndpointToPartitions, version: number, lens: number[]): number {
@@ -1110,6 +1155,7 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["userEndpoint", "activePartitions", "standbyPartitions"]);
     f = "userEndpoint";
     let $userEndpoint: Endpoint;
     {
@@ -1170,15 +1216,20 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
   }
 }
 
-function EndpointToPartitions$create(): EndpointToPartitions {
-  return {
-    userEndpoint: Endpoint$create(),
-    activePartitions: [],
-    standbyPartitions: [],
+/** A new EndpointToPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createEndpointToPartitions(init: Init<EndpointToPartitions> = {}): EndpointToPartitions {
+  const v: EndpointToPartitions = {
+    userEndpoint: init.userEndpoint === undefined ? createEndpoint() : initStruct(init.userEndpoint, createEndpoint),
+    activePartitions:
+      init.activePartitions === undefined ? [] : initStructs(init.activePartitions, createTopicPartition),
+    standbyPartitions:
+      init.standbyPartitions === undefined ? [] : initStructs(init.standbyPartitions, createTopicPartition),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function Status$size(v: Status, version: number, lens: number[]): number {
+function Status$size(v: Status, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -1200,7 +1251,7 @@ function Status$size(v: Status, version: number, lens: number[]): number {
   }
 }
 
-function Status$write(w: Writer, v: Status, version: number): void {
+function Status$write(w: Writer, v: Status, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -1217,7 +1268,7 @@ function Status$write(w: Writer, v: Status, version: number): void {
   }
 }
 
-function Status$read(r: Reader, version: number): Status {
+function Status$read(r: Reader, _version: number): Status {
   let f = "";
   const i = -1;
   try {
@@ -1249,7 +1300,7 @@ function Status$read(r: Reader, version: number): Status {
   }
 }
 
-function Status$toJson(v: Status, version: number): string {
+function Status$toJson(v: Status, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -1271,6 +1322,7 @@ function Status$fromJson(json: unknown, version: number): Status {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["statusCode", "statusDetail"]);
     f = "statusCode";
     let $statusCode: number;
     {
@@ -1300,14 +1352,17 @@ function Status$fromJson(json: unknown, version: number): Status {
   }
 }
 
-function Status$create(): Status {
-  return {
-    statusCode: 0,
-    statusDetail: "",
+/** A new Status: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStatus(init: Init<Status> = {}): Status {
+  const v: Status = {
+    statusCode: init.statusCode === undefined ? 0 : init.statusCode,
+    statusDetail: init.statusDetail === undefined ? "" : init.statusDetail,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TopicPartition$size(v: TopicPartition, version: number, lens: number[]): number {
+function TopicPartition$size(v: TopicPartition, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
   try {
@@ -1335,7 +1390,7 @@ function TopicPartition$size(v: TopicPartition, version: number, lens: number[])
   }
 }
 
-function TopicPartition$write(w: Writer, v: TopicPartition, version: number): void {
+function TopicPartition$write(w: Writer, v: TopicPartition, _version: number): void {
   let f = "";
   let i = -1;
   try {
@@ -1356,7 +1411,7 @@ function TopicPartition$write(w: Writer, v: TopicPartition, version: number): vo
   }
 }
 
-function TopicPartition$read(r: Reader, version: number): TopicPartition {
+function TopicPartition$read(r: Reader, _version: number): TopicPartition {
   let f = "";
   let i = -1;
   try {
@@ -1392,7 +1447,7 @@ function TopicPartition$read(r: Reader, version: number): TopicPartition {
   }
 }
 
-function TopicPartition$toJson(v: TopicPartition, version: number): string {
+function TopicPartition$toJson(v: TopicPartition, _version: number): string {
   let f = "";
   let i = -1;
   try {
@@ -1423,6 +1478,7 @@ function TopicPartition$fromJson(json: unknown, version: number): TopicPartition
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["topic", "partitions"]);
     f = "topic";
     let $topic: string;
     {
@@ -1462,14 +1518,17 @@ function TopicPartition$fromJson(json: unknown, version: number): TopicPartition
   }
 }
 
-function TopicPartition$create(): TopicPartition {
-  return {
-    topic: "",
-    partitions: [],
+/** A new TopicPartition: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTopicPartition(init: Init<TopicPartition> = {}): TopicPartition {
+  const v: TopicPartition = {
+    topic: init.topic === undefined ? "" : init.topic,
+    partitions: init.partitions === undefined ? [] : init.partitions,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
+function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
   try {
@@ -1497,7 +1556,7 @@ function TaskIds$size(v: TaskIds, version: number, lens: number[]): number {
   }
 }
 
-function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
+function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
   let f = "";
   let i = -1;
   try {
@@ -1518,7 +1577,7 @@ function TaskIds$write(w: Writer, v: TaskIds, version: number): void {
   }
 }
 
-function TaskIds$read(r: Reader, version: number): TaskIds {
+function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
@@ -1554,7 +1613,7 @@ function TaskIds$read(r: Reader, version: number): TaskIds {
   }
 }
 
-function TaskIds$toJson(v: TaskIds, version: number): string {
+function TaskIds$toJson(v: TaskIds, _version: number): string {
   let f = "";
   let i = -1;
   try {
@@ -1585,6 +1644,7 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["subtopologyId", "partitions"]);
     f = "subtopologyId";
     let $subtopologyId: string;
     {
@@ -1624,14 +1684,17 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
   }
 }
 
-function TaskIds$create(): TaskIds {
-  return {
-    subtopologyId: "",
-    partitions: [],
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const v: TaskIds = {
+    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
+    partitions: init.partitions === undefined ? [] : init.partitions,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
+function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -1653,7 +1716,7 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
   }
 }
 
-function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
+function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -1670,7 +1733,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
   }
 }
 
-function Endpoint$read(r: Reader, version: number): Endpoint {
+function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
@@ -1702,7 +1765,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   }
 }
 
-function Endpoint$toJson(v: Endpoint, version: number): string {
+function Endpoint$toJson(v: Endpoint, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -1724,6 +1787,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["host", "port"]);
     f = "host";
     let $host: string;
     {
@@ -1753,11 +1817,14 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   }
 }
 
-function Endpoint$create(): Endpoint {
-  return {
-    host: "",
-    port: 0,
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const v: Endpoint = {
+    host: init.host === undefined ? "" : init.host,
+    port: init.port === undefined ? 0 : init.port,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 /**
@@ -1769,8 +1836,8 @@ function Endpoint$create(): Endpoint {
  * - Api key: 88 (assigned by the generator configuration; the design document says `TBD`).
  * - Source: `schemas/StreamsGroupHeartbeatResponse.json`.
  */
-export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatResponse> =
-  /*@__PURE__*/ defineMessage<StreamsGroupHeartbeatResponse>({
+export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatResponse, 88> =
+  /*@__PURE__*/ defineMessage<StreamsGroupHeartbeatResponse, 88>({
     name: "StreamsGroupHeartbeatResponse",
     apiKey: 88,
     type: "response",
@@ -1779,7 +1846,7 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     size: StreamsGroupHeartbeatResponse$size,
     write: StreamsGroupHeartbeatResponse$write,
     read: StreamsGroupHeartbeatResponse$read,
-    create: StreamsGroupHeartbeatResponse$create,
+    create: createStreamsGroupHeartbeatResponse,
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });

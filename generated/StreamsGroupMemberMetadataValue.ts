@@ -2,13 +2,17 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
+  type Init,
   type MessageCodec,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
+  checkJsonKeys,
   checkStruct,
   defineMessage,
+  initStruct,
+  initStructs,
   jsonField,
   jsonNullableString,
   jsonString,
@@ -326,6 +330,17 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
   let i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, [
+      "instanceId",
+      "rackId",
+      "clientId",
+      "clientHost",
+      "rebalanceTimeoutMs",
+      "topologyId",
+      "processId",
+      "userEndpoint",
+      "clientTags",
+    ]);
     f = "instanceId";
     let $instanceId: string | null;
     {
@@ -450,21 +465,26 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
   }
 }
 
-function StreamsGroupMemberMetadataValue$create(): StreamsGroupMemberMetadataValue {
-  return {
-    instanceId: "",
-    rackId: "",
-    clientId: "",
-    clientHost: "",
-    rebalanceTimeoutMs: -1,
-    topologyId: "",
-    processId: "",
-    userEndpoint: Endpoint$create(),
-    clientTags: [],
+/** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStreamsGroupMemberMetadataValue(
+  init: Init<StreamsGroupMemberMetadataValue> = {},
+): StreamsGroupMemberMetadataValue {
+  const v: StreamsGroupMemberMetadataValue = {
+    instanceId: init.instanceId === undefined ? "" : init.instanceId,
+    rackId: init.rackId === undefined ? "" : init.rackId,
+    clientId: init.clientId === undefined ? "" : init.clientId,
+    clientHost: init.clientHost === undefined ? "" : init.clientHost,
+    rebalanceTimeoutMs: init.rebalanceTimeoutMs === undefined ? -1 : init.rebalanceTimeoutMs,
+    topologyId: init.topologyId === undefined ? "" : init.topologyId,
+    processId: init.processId === undefined ? "" : init.processId,
+    userEndpoint: init.userEndpoint === undefined ? createEndpoint() : initStruct(init.userEndpoint, createEndpoint),
+    clientTags: init.clientTags === undefined ? [] : initStructs(init.clientTags, createKeyValue),
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
+function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -486,7 +506,7 @@ function Endpoint$size(v: Endpoint, version: number, lens: number[]): number {
   }
 }
 
-function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
+function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -503,7 +523,7 @@ function Endpoint$write(w: Writer, v: Endpoint, version: number): void {
   }
 }
 
-function Endpoint$read(r: Reader, version: number): Endpoint {
+function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
   const i = -1;
   try {
@@ -535,7 +555,7 @@ function Endpoint$read(r: Reader, version: number): Endpoint {
   }
 }
 
-function Endpoint$toJson(v: Endpoint, version: number): string {
+function Endpoint$toJson(v: Endpoint, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -557,6 +577,7 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["host", "port"]);
     f = "host";
     let $host: string;
     {
@@ -586,14 +607,17 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
   }
 }
 
-function Endpoint$create(): Endpoint {
-  return {
-    host: "",
-    port: 0,
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const v: Endpoint = {
+    host: init.host === undefined ? "" : init.host,
+    port: init.port === undefined ? 0 : init.port,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
-function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
+function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
   try {
@@ -616,7 +640,7 @@ function KeyValue$size(v: KeyValue, version: number, lens: number[]): number {
   }
 }
 
-function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
+function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -633,7 +657,7 @@ function KeyValue$write(w: Writer, v: KeyValue, version: number): void {
   }
 }
 
-function KeyValue$read(r: Reader, version: number): KeyValue {
+function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
   const i = -1;
   try {
@@ -665,7 +689,7 @@ function KeyValue$read(r: Reader, version: number): KeyValue {
   }
 }
 
-function KeyValue$toJson(v: KeyValue, version: number): string {
+function KeyValue$toJson(v: KeyValue, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -687,6 +711,7 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["key", "value"]);
     f = "key";
     let $key: string;
     {
@@ -716,11 +741,14 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
   }
 }
 
-function KeyValue$create(): KeyValue {
-  return {
-    key: "",
-    value: "",
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const v: KeyValue = {
+    key: init.key === undefined ? "" : init.key,
+    value: init.value === undefined ? "" : init.value,
   };
+  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  return v;
 }
 
 /**
@@ -731,8 +759,8 @@ function KeyValue$create(): KeyValue {
  * - Valid versions: 0; flexible versions: 0+.
  * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
  */
-export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue> =
-  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue>({
+export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
+  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
     name: "StreamsGroupMemberMetadataValue",
     apiKey: null,
     type: "data",
@@ -741,7 +769,7 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     size: StreamsGroupMemberMetadataValue$size,
     write: StreamsGroupMemberMetadataValue$write,
     read: StreamsGroupMemberMetadataValue$read,
-    create: StreamsGroupMemberMetadataValue$create,
+    create: createStreamsGroupMemberMetadataValue,
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });

@@ -7,7 +7,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import path from "node:path";
 import { format } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
-import { indexModule } from "./emit/index-module.js";
+import { indexModules } from "./emit/index-module.js";
 import { hasInternalTopics, INTERNAL_TOPICS_MODULE, internalTopicsModule } from "./emit/internal-topics.js";
 import { planInternalTopics, type InternalRecordRegistration } from "./internal-topics.js";
 import { emitMessage } from "./emit/module.js";
@@ -180,7 +180,6 @@ export async function renderCodecs(options: RenderOptions): Promise<RenderedCode
     });
     files.set(`${spec.name}.ts`, await finish(text));
   }
-  const names = messages.map((m) => m.name).sort();
   // Named as the modules' headers name them (each entry's own name), so the working folder
   // does not show.
   const sources = (labels ?? options.schemas.map((s) => path.basename(path.resolve(cwd, s))))
@@ -193,7 +192,9 @@ export async function renderCodecs(options: RenderOptions): Promise<RenderedCode
     files.set(`${INTERNAL_TOPICS_MODULE}.ts`, await finish(text));
     extraModules.push(INTERNAL_TOPICS_MODULE);
   }
-  files.set("index.ts", await finish(indexModule(names, { version, sources, command }, runtimeImport, extraModules)));
+  for (const [name, text] of indexModules(messages, { version, sources, command }, runtimeImport, extraModules)) {
+    files.set(name, await finish(text));
+  }
   return { messages, files, warnings: messages.flatMap((m) => m.warnings) };
 }
 

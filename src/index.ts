@@ -13,6 +13,7 @@ export type {
   KafkaWireErrorCode,
   MessageCodec,
   EncodePlan,
+  Init,
   DecodeOptions,
   VersionRange,
   MessageType,

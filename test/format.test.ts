@@ -21,10 +21,10 @@ async function typescriptFiles(dir: string): Promise<string[]> {
   return out;
 }
 
-it("src, generator, cli, scripts, test, bench, fuzz and compression are formatted with prettier", async () => {
+it("src, generator, cli, scripts, test, bench, fuzz, compression and examples are formatted with prettier", async () => {
   const files = (
     await Promise.all(
-      ["src", "generator", "cli", "scripts", "test", "bench", "fuzz", "compression"].map((d) =>
+      ["src", "generator", "cli", "scripts", "test", "bench", "fuzz", "compression", "examples"].map((d) =>
         typescriptFiles(path.join(REPO_ROOT, d)),
       ),
     )

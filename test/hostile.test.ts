@@ -911,7 +911,6 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
 
   it("null in non-nullable fields -> NULL_NOT_ALLOWED with the path", () => {
     expectEncodeError(() => Req.encode(newReq({ groupId: null }), 0), "NULL_NOT_ALLOWED", "groupId", -1);
-    expectEncodeError(() => Req.encode(newReq({ groupId: undefined }), 0), "NULL_NOT_ALLOWED", "groupId", -1);
     expectEncodeError(
       () => Req.encode(newReq({ topology: { epoch: 0, subtopologies: null } }), 0),
       "NULL_NOT_ALLOWED",
@@ -942,6 +941,19 @@ describe("encode validation: uuids, strings, nulls, shapes", () => {
     // StreamsGroupMemberMetadataValue.UserEndpoint is a non-nullable struct.
     const md = StreamsGroupMemberMetadataValue.create({ userEndpoint: null as never });
     expectEncodeError(() => StreamsGroupMemberMetadataValue.encode(md, 0), "NULL_NOT_ALLOWED", "userEndpoint", -1);
+  });
+
+  it("an undefined field -> MISSING_FIELD with the path, not null or non-default", () => {
+    // create() fills an undefined init field with its default; a message built without it keeps the hole.
+    expect(newReq({ groupId: undefined }).groupId).toBe("");
+    const missing = (field: string, value: object = newReq()) => ({ ...value, [field]: undefined }) as never;
+    expectEncodeError(() => Req.encode(missing("groupId"), 0), "MISSING_FIELD", "groupId", -1);
+    // An int32 is checked while writing: groupId "" = 01, memberId "" = 01, memberEpoch at byte 2.
+    expectEncodeError(() => Req.encode(missing("memberEpoch"), 0), "MISSING_FIELD", "memberEpoch", 2);
+    // Nullable fields: undefined is not null.
+    expectEncodeError(() => Req.encode(missing("instanceId"), 0), "MISSING_FIELD", "instanceId", -1);
+    expectEncodeError(() => Req.encode(missing("topology"), 0), "MISSING_FIELD", "topology", -1);
+    expectEncodeError(() => Req.toJson(missing("groupId"), 0), "MISSING_FIELD", "groupId", -1);
   });
 
   it("values of the wrong shape -> INVALID_VALUE with the path", () => {

@@ -8,7 +8,6 @@
  * (the table in ../shared/kafka-schemas/README.md says which Kafka folder each one comes from).
  */
 
-import { createHash } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,27 +25,11 @@ import {
   type KafkaSchemas,
 } from "../generator/kafka-release.js";
 import { main } from "../cli/cli.js";
+import { KAFKA_LAYOUT, sha512 } from "./support/kafka-mirror.js";
 import { describeShared } from "./support/shared.js";
-
-/** Shared folder → folder of Kafka's source tree (../shared/kafka-schemas/README.md). */
-const KAFKA_LAYOUT: Readonly<Record<string, string>> = {
-  clients: "clients/src/main/resources/common/message",
-  "clients-test": "clients/src/test/resources/common/message",
-  "group-coordinator": "group-coordinator/src/main/resources/common/message",
-  metadata: "metadata/src/main/resources/common/metadata",
-  raft: "raft/src/main/resources/common/message",
-  "share-coordinator": "share-coordinator/src/main/resources/common/message",
-  storage: "storage/src/main/resources/message",
-  streams: "streams/src/main/resources/common/message",
-  "transaction-coordinator": "transaction-coordinator/src/main/resources/common/message",
-};
 
 /** The shared folders whose schemas a release's generation must contain: all but Kafka's test schemas. */
 const MAIN_FOLDERS = Object.keys(KAFKA_LAYOUT).filter((f) => f !== "clients-test");
-
-function sha512(bytes: Uint8Array): string {
-  return createHash("sha512").update(bytes).digest("hex");
-}
 
 /**
  * `gpg --print-md SHA512 <file>` output, the form most of Apache Kafka's `.sha512` files have:
@@ -264,7 +247,8 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       (n, f) => n + readdirSync(path.join(shared, f)).filter((x) => x.endsWith(".json")).length,
       0,
     );
-    expect(fromRelease.size).toBe(schemaCount + 2); // + index.ts and internal-topics.ts
+    // One module per schema, plus index.ts, protocol.ts and internal-topics.ts.
+    expect(fromRelease.size).toBe(schemaCount + 3);
     expect(fromRelease.has("SimpleExampleMessage.ts")).toBe(false);
     expect(fromRelease.get("FetchRequest.ts")).toContain(
       "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json; do not edit.\n" +

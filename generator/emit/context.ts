@@ -67,6 +67,14 @@ export class ModuleContext {
     return field ? flexibleVersionsOf(field, this.spec.flexibleVersions) : this.spec.flexibleVersions;
   }
 
+  /**
+   * Whether `struct`'s interface has `_unknownTaggedFields`: it has a tagged-field section in
+   * some version its functions see, or it has no functions (a common struct no field uses).
+   */
+  keepsUnknownTaggedFields(struct: StructSpec): boolean {
+    return this.hasTaggedSection(struct) || this.contexts.get(struct) === undefined;
+  }
+
   /** Whether `struct` has a tagged-field section in some version its functions see. */
   hasTaggedSection(struct: StructSpec): boolean {
     const ctx = this.contexts.get(struct);

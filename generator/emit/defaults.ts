@@ -1,15 +1,23 @@
 /**
  * Defaults: the TypeScript literal of a field's default, the "equals its default" checks Kafka
  * uses to skip tagged fields and to refuse values in versions without the field, and the
- * `X$create` functions that build a struct of defaults.
+ * exported `createX(init)` functions that fill what an init omits with defaults, at any depth.
  */
 
 import type { DefaultValue, FieldSpec, StructSpec } from "../model.js";
-import { structOf } from "../wire-types.js";
+import { structOf, tsFieldType } from "../wire-types.js";
 import type { Code } from "./code.js";
 import { fieldMark, type ModuleContext } from "./context.js";
 
-/** The default as a TypeScript expression (a struct default calls its `X$create`). */
+/** Names every object inherits (`toString`, `constructor`, ...): not to be read from an init as they are. */
+const OBJECT_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
+
+/** The name of a struct's exported factory: `createTopology` for `Topology`. */
+export function createName(struct: StructSpec): string {
+  return `create${struct.name}`;
+}
+
+/** The default as a TypeScript expression (a struct default calls its `createX`). */
 export function literal(value: DefaultValue, field: FieldSpec): string {
   switch (value.kind) {
     case "null":
@@ -26,7 +34,7 @@ export function literal(value: DefaultValue, field: FieldSpec): string {
     case "empty":
       return field.type.kind === "array" ? "[]" : "new Uint8Array(0)";
     case "struct":
-      return `${structOf(field.type)!.name}$create()`;
+      return `${createName(structOf(field.type)!)}()`;
   }
 }
 
@@ -44,7 +52,8 @@ export class Defaults {
       case "null":
         return `${x} === null`;
       case "empty":
-        return nullable ? `${x} !== null && ${x}.length === 0` : `${x}.length === 0`;
+        // undefined (a missing field) is not the default: it goes on to be reported as missing.
+        return nullable ? `${x} != null && ${x}.length === 0` : `${x} !== undefined && ${x}.length === 0`;
       case "struct": {
         const s = structOf(field.type)!;
         this.requireIsDefault(s);
@@ -58,7 +67,10 @@ export class Defaults {
     }
   }
 
-  /** Emits `X$isDefault` (after those of the structs it needs) the first time it is needed. */
+  /**
+   * Emits `X$isDefault` (after those of the structs it needs) the first time it is needed; an
+   * undefined struct (a missing field) is not the default.
+   */
   private requireIsDefault(struct: StructSpec): void {
     if (this.isDefaultEmitted.has(struct)) return;
     this.isDefaultEmitted.add(struct);
@@ -67,7 +79,7 @@ export class Defaults {
       parts.push("(v._unknownTaggedFields === undefined || v._unknownTaggedFields.length === 0)");
     this.ctx.functions.push(
       `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */\n` +
-        `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${parts.length ? parts.join(" &&\n    ") : "true"};\n}`,
+        `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${["v !== undefined", ...parts].join(" &&\n    ")};\n}`,
     );
   }
 
@@ -75,34 +87,52 @@ export class Defaults {
   checkAbsent(code: Code, field: FieldSpec, x: string): void {
     if (field.ignorable) return;
     code.line(fieldMark(field));
+    // undefined is a missing field, reported as such (and never read as a struct's fields).
     code.line(
-      `if (!(${this.isDefault(field, x)})) throw ${this.ctx.rt("fieldNotInVersion")}(${JSON.stringify(field.propertyName)}, version);`,
+      `if (${x} === undefined || !(${this.isDefault(field, x)})) throw ${this.ctx.rt("fieldNotInVersion")}(${JSON.stringify(field.propertyName)}, version, ${x});`,
     );
   }
 }
 
-/** `X$create()`: a struct holding every field's default. */
-export function createFunction(struct: StructSpec): string {
-  const fields = struct.fields.map((f) => `    ${f.propertyName}: ${literal(f.default, f)},`).join("\n");
-  return `function ${struct.name}$create(): ${struct.name} {\n  return {\n${fields}\n  };\n}`;
+/**
+ * `createX(init)`: a new struct with `init`'s fields and every omitted one at its default; struct
+ * fields and arrays of structs go through their own `createY`, so defaults fill every depth.
+ */
+export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
+  const S = struct.name;
+  // A field named like an Object.prototype member (`toString`) reads only an own property of
+  // `init`, into a local: `{}` must not hand over the inherited function.
+  const inherited = struct.fields.filter((f) => OBJECT_MEMBERS.has(f.propertyName));
+  const locals = inherited
+    .map((f) => {
+      const key = JSON.stringify(f.propertyName);
+      return `  const ${f.propertyName}$ = Object.prototype.hasOwnProperty.call(init, ${key}) ? init.${f.propertyName} : undefined;\n`;
+    })
+    .join("");
+  const fields = struct.fields
+    .map((f) => {
+      const x = OBJECT_MEMBERS.has(f.propertyName) ? `${f.propertyName}$` : `init.${f.propertyName}`;
+      return `    ${f.propertyName}: ${initValue(ctx, f, x)},`;
+    })
+    .join("\n");
+  const unknown = ctx.keepsUnknownTaggedFields(struct)
+    ? "  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;\n"
+    : "";
+  return (
+    `/** A new ${S}: the fields of \`init\`, and every field it omits (at any depth) at its schema default. */\n` +
+    `export function ${createName(struct)}(init: ${ctx.rt("Init")}<${S}> = {}): ${S} {\n` +
+    `${locals}  const v: ${S} = {\n${fields}\n  };\n${unknown}  return v;\n}`
+  );
 }
 
-/**
- * The structs that need an `X$create` but have no functions of their own (`emitted`): those
- * whose defaults a created struct holds (a field with a struct default), transitively. Listed
- * in rounds (the structs the previous round needs), each in definition order.
- */
-export function extraCreates(structs: readonly StructSpec[], emitted: readonly StructSpec[]): StructSpec[] {
-  const defined = new Set(emitted);
-  const extra: StructSpec[] = [];
-  for (;;) {
-    const wanted = new Set<StructSpec>();
-    for (const s of defined) {
-      for (const f of s.fields) if (f.default.kind === "struct") wanted.add(structOf(f.type)!);
-    }
-    const round = structs.filter((s) => wanted.has(s) && !defined.has(s));
-    if (round.length === 0) return extra;
-    for (const s of round) defined.add(s);
-    extra.push(...round);
+/** A field's value in `createX`: its default when `init` omits it, else `init`'s (created when a struct). */
+function initValue(ctx: ModuleContext, field: FieldSpec, x: string): string {
+  const struct = structOf(field.type);
+  let value = x;
+  if (struct !== null) {
+    const helper = ctx.rt(field.type.kind === "array" ? "initStructs" : "initStruct");
+    value = `${helper}(${x}, ${createName(struct)})`;
+    if (tsFieldType(field).endsWith(" | null")) value = `${x} === null ? null : ${value}`;
   }
+  return `${x} === undefined ? ${literal(field.default, field)} : ${value}`;
 }

@@ -1,27 +1,73 @@
 /**
- * The generated `index.ts`: every codec by name and, when both header schemas are among the
- * messages, the request/response framing of every API.
+ * The generated `index.ts` (every codec by name) and, when both header schemas are among the
+ * messages, `protocol.ts`: the api key constants, the body types by api key and the typed
+ * request/response framing of every API. The protocol has a module of its own so that a named
+ * import of one codec from the index bundles only that codec: the protocol holds every codec.
  */
 
+import type { MessageSpec } from "../model.js";
 import { Code } from "./code.js";
 import { header, jsDoc, type HeaderFacts } from "./names.js";
 
-/** The index module (unformatted) for the messages `names`, generated from `sources`. */
-export function indexModule(
-  names: readonly string[],
-  facts: Omit<HeaderFacts, "source"> & { readonly sources: string },
+/** The header facts of the module-level files: every schema source at once. */
+type IndexFacts = Omit<HeaderFacts, "source"> & { readonly sources: string };
+
+/** One API of the protocol: its name (the request's without `Request`) and its two messages. */
+interface Api {
+  readonly name: string;
+  readonly apiKey: number;
+  readonly request: string;
+  readonly response: string;
+}
+
+/** The APIs among `specs`: api keys with both a request and a response, by api key. */
+function apisOf(specs: readonly MessageSpec[]): Api[] {
+  const requests = new Map<number, string>();
+  const responses = new Map<number, string>();
+  for (const s of specs) {
+    if (s.apiKey === null) continue;
+    if (s.type === "request") requests.set(s.apiKey, s.name);
+    if (s.type === "response") responses.set(s.apiKey, s.name);
+  }
+  const apis: Api[] = [];
+  for (const [apiKey, request] of [...requests].sort(([a], [b]) => a - b)) {
+    const response = responses.get(apiKey);
+    if (response !== undefined) apis.push({ name: request.replace(/Request$/, ""), apiKey, request, response });
+  }
+  return apis;
+}
+
+/** The module-level files next to the messages' (unformatted): `index.ts`, and `protocol.ts` with both headers. */
+export function indexModules(
+  specs: readonly MessageSpec[],
+  facts: IndexFacts,
   runtimeImport: string,
   /** Further generated modules whose exports the index re-exports (e.g. `internal-topics`). */
   extraModules: readonly string[] = [],
+): Map<string, string> {
+  const names = specs.map((s) => s.name).sort();
+  const framing = names.includes("RequestHeader") && names.includes("ResponseHeader");
+  const files = new Map([["index.ts", indexModule(names, facts, framing, extraModules)]]);
+  if (framing) files.set("protocol.ts", protocolModule(apisOf(specs), facts, runtimeImport));
+  return files;
+}
+
+function fileHeader(facts: IndexFacts): string {
+  return header({ version: facts.version, source: facts.sources, command: facts.command });
+}
+
+function indexModule(
+  names: readonly string[],
+  facts: IndexFacts,
+  framing: boolean,
+  extraModules: readonly string[],
 ): string {
   const code = new Code();
-  code.append(header({ version: facts.version, source: facts.sources, command: facts.command }));
-  // With both header schemas, the index also wires request/response framing for every API.
-  const framing = names.includes("RequestHeader") && names.includes("ResponseHeader");
-  if (framing) code.line(`import { defineProtocol, type Protocol } from ${JSON.stringify(runtimeImport)};`);
+  code.append(fileHeader(facts));
   for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
+  if (framing) code.line('export { ApiKey, type Apis, protocol } from "./protocol.js";');
   for (const m of extraModules) code.line(`export * from "./${m}.js";`);
   code.line("");
   code.line("/** Every generated codec, by message name. */");
@@ -29,23 +75,47 @@ export function indexModule(
   code.line("");
   code.line("/** The name of a generated message. */");
   code.line("export type MessageName = keyof typeof messages;");
-  if (framing) {
-    code.line("");
-    code.append(
-      jsDoc(
-        "Request/response framing for every API above: size prefix, header (version derived from each\n" +
-          'API\'s flexible versions) and body. See the Kafka protocol guide, "Requests and Responses".',
-      ),
-    );
-    code.block(
-      "export const protocol: Protocol = /*@__PURE__*/ defineProtocol(",
-      () => {
-        code.line("requestHeader: RequestHeader,");
-        code.line("responseHeader: ResponseHeader,");
-        code.line("messages: Object.values(messages),");
-      },
-      "});",
-    );
-  }
+  return `${code}\n`;
+}
+
+function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: string): string {
+  const code = new Code();
+  code.append(fileHeader(facts));
+  code.line(`import { defineProtocol, type TypedProtocol } from ${JSON.stringify(runtimeImport)};`);
+  const imported = ["RequestHeader", "ResponseHeader", ...apis.flatMap((a) => [a.request, a.response])];
+  for (const n of imported) code.line(`import { ${n} } from "./${n}.js";`);
+  code.line("");
+  code.append(jsDoc("The api key of every API, by the API's name (Kafka's `ApiKeys`)."));
+  code.block(
+    "export const ApiKey =",
+    () => {
+      for (const a of apis) code.line(`${a.name}: ${a.apiKey},`);
+    },
+    "} as const;",
+  );
+  code.line("");
+  code.line("/** An api key of this protocol. */");
+  code.line("export type ApiKey = (typeof ApiKey)[keyof typeof ApiKey];");
+  code.line("");
+  code.append(jsDoc("The request and response body types of every API, by api key."));
+  code.block("export interface Apis", () => {
+    for (const a of apis) code.line(`${a.apiKey}: { request: ${a.request}; response: ${a.response} };`);
+  });
+  code.line("");
+  code.append(
+    jsDoc(
+      "Request/response framing for every API: size prefix, header (version derived from each API's\n" +
+        'flexible versions) and body, typed by api key. See the Kafka protocol guide, "Requests and Responses".',
+    ),
+  );
+  code.block(
+    "export const protocol: TypedProtocol<Apis> = /*@__PURE__*/ defineProtocol<Apis>(",
+    () => {
+      code.line("requestHeader: RequestHeader,");
+      code.line("responseHeader: ResponseHeader,");
+      code.line(`messages: [${apis.flatMap((a) => [a.request, a.response]).join(", ")}],`);
+    },
+    "});",
+  );
   return `${code}\n`;
 }

@@ -99,6 +99,9 @@ export class JsonEmitter {
     const S = struct.name;
     const code = new Code();
     code.line(`const o = ${this.ctx.rt("readJsonObject")}(json);`);
+    // A key that names no field is refused (with the closest field), not silently dropped.
+    const keys = struct.fields.map((f) => JSON.stringify(f.propertyName)).join(", ");
+    code.line(`${this.ctx.rt("checkJsonKeys")}(o, [${keys}]);`);
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
       if (field.versions.isEmpty()) {

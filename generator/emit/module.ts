@@ -11,7 +11,7 @@ import { tsFieldType } from "../wire-types.js";
 import { Code } from "./code.js";
 import { ModuleContext, type EmitOptions } from "./context.js";
 import { DecodeEmitter } from "./decode.js";
-import { createFunction, Defaults, extraCreates } from "./defaults.js";
+import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
 import { JsonEmitter } from "./json.js";
 import { fieldDocs, header, jsDoc, messageDocs, RUNTIME_TYPES, structDocs } from "./names.js";
@@ -32,11 +32,11 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
     encode.emitStruct(struct, versions);
     decode.emitStruct(struct, versions);
     json.emitStruct(struct, versions);
-    ctx.functions.push(createFunction(struct));
+    ctx.functions.push(createFunction(ctx, struct));
     emitted.push(struct);
   }
-  // Structs without functions of their own whose defaults a created struct still builds.
-  for (const struct of extraCreates(spec.structs, emitted)) ctx.functions.push(createFunction(struct));
+  // Every struct has its exported factory, also those without functions of their own.
+  for (const struct of spec.structs) if (!emitted.includes(struct)) ctx.functions.push(createFunction(ctx, struct));
 
   const out = new Code();
   out.append(header({ version: options.generatorVersion, source: options.sourceLabel, command: options.command }));
@@ -46,7 +46,7 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
     emitInterface(body, ctx, struct);
   });
   // No blank line between the last interface and the first function (kept from earlier output).
-  body.append(ctx.functions.join("\n\n"));
+  body.append(ctx.functions.map(prefixUnusedParameters).join("\n\n"));
   body.line("");
   emitCodec(body, spec, options.sourceLabel);
   // The import last: only now is every runtime name the module uses known.
@@ -66,15 +66,19 @@ function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
       `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${messageDocs(s, sourceLabel)}`,
     ),
   );
+  // The api key as a literal type: `MetadataRequest.apiKey` is `3`, not `number | null`.
+  const apiKey = s.apiKey === null ? "null" : String(s.apiKey);
   code.block(
-    `export const ${s.name}: MessageCodec<${s.name}> = /*@__PURE__*/ defineMessage<${s.name}>(`,
+    `export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> = /*@__PURE__*/ defineMessage<${s.name}, ${apiKey}>(`,
     () => {
       code.line(`name: ${JSON.stringify(s.name)},`);
-      code.line(`apiKey: ${s.apiKey === null ? "null" : s.apiKey},`);
+      code.line(`apiKey: ${apiKey},`);
       code.line(`type: ${JSON.stringify(s.type)},`);
       code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
       code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
-      for (const fn of ["size", "write", "read", "create", "toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
+      for (const fn of ["size", "write", "read"]) code.line(`${fn}: ${s.name}$${fn},`);
+      code.line(`create: ${createName(s.struct)},`);
+      for (const fn of ["toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
     },
     "});",
   );
@@ -93,7 +97,7 @@ function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void
       code.append(jsDoc(fieldDocs(f)));
       code.line(`${f.propertyName}: ${tsFieldType(f)};`);
     }
-    if (ctx.hasTaggedSection(struct) || ctx.contextOf(struct) === undefined) {
+    if (ctx.keepsUnknownTaggedFields(struct)) {
       code.append(
         jsDoc(
           "Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482).",
@@ -102,4 +106,30 @@ function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void
       code.line(`_unknownTaggedFields?: ${ctx.rt("UnknownTaggedField")}[];`);
     }
   });
+}
+
+/**
+ * A function's parameters that its body never reads get a `_` prefix, so that generated code
+ * compiles under `noUnusedParameters` (a size function of fixed-size fields needs no `lens`, a
+ * struct whose fields exist in every version no `version`). Reads are found in the body with its
+ * strings and comments removed; a `name:` object key or a `.name` property is not a read.
+ */
+export function prefixUnusedParameters(fn: string): string {
+  const signature = /^(?:export )?function [\w$]+\(/m.exec(fn);
+  if (signature === null) return fn;
+  const open = signature.index + signature[0].length - 1;
+  const close = fn.indexOf(")", open);
+  const bodyStart = fn.indexOf("{\n", close);
+  if (close < 0 || bodyStart < 0) return fn;
+  const body = fn.slice(bodyStart).replace(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '""');
+  const params = fn
+    .slice(open + 1, close)
+    .split(", ")
+    .map((p) => {
+      const name = /^[A-Za-z$][\w$]*/.exec(p)?.[0];
+      if (name === undefined || name.startsWith("_")) return p;
+      const read = new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])(?!\\s*:(?!:))`);
+      return read.test(body) ? p : `_${p}`;
+    });
+  return fn.slice(0, open + 1) + params.join(", ") + fn.slice(close);
 }

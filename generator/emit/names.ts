@@ -32,11 +32,13 @@ export function header(facts: HeaderFacts): string {
 }
 
 /** Runtime types every generated message module imports (type-only). */
-export const RUNTIME_TYPES: readonly string[] = ["Writer", "Reader", "MessageCodec", "UnknownTaggedField"];
-/** What the generated index.ts imports from the runtime (with both header schemas). */
-export const INDEX_IMPORTS: readonly string[] = ["Protocol", "defineProtocol"];
-/** What the generated index.ts defines. */
-export const INDEX_EXPORTS: readonly string[] = ["messages", "MessageName", "protocol"];
+export const RUNTIME_TYPES: readonly string[] = ["Writer", "Reader", "MessageCodec", "UnknownTaggedField", "Init"];
+/** What the generated protocol.ts imports from the runtime (with both header schemas). */
+export const INDEX_IMPORTS: readonly string[] = ["TypedProtocol", "defineProtocol"];
+/** What the generated index.ts (and protocol.ts, which it re-exports) defines. */
+export const INDEX_EXPORTS: readonly string[] = ["messages", "MessageName", "protocol", "ApiKey", "Apis"];
+/** Files generated next to `<MessageName>.ts` (lower-case: no schema's message is named so). */
+export const MODULE_FILES: readonly string[] = ["index", "protocol"];
 
 /**
  * Names the generated TypeScript cannot give a message or struct, with the reason: names the
@@ -48,7 +50,7 @@ const RESERVED_TYPE_NAMES: ReadonlyMap<string, string> = new Map([
     (name) => [name, `clashes with the runtime's ${name}, which every generated module imports`] as const,
   ),
   ...INDEX_IMPORTS.map(
-    (name) => [name, `clashes with the runtime's ${name}, which the generated index.ts imports`] as const,
+    (name) => [name, `clashes with the runtime's ${name}, which the generated protocol.ts imports`] as const,
   ),
   ...INDEX_EXPORTS.map((name) => [name, `clashes with ${name}, which the generated index.ts defines`] as const),
   ...[
@@ -86,12 +88,13 @@ const TS_TYPE_KEYWORDS = new Set(
 
 /** Why `name` cannot name a generated message or struct, or undefined when it can. */
 export function reservedNameReason(name: string, what: "message" | "struct"): string | undefined {
-  // index.ts is generated next to <MessageName>.ts; "Index.ts" is the same file on
-  // case-insensitive file systems (macOS, Windows).
-  if (what === "message" && name.toLowerCase() === "index") {
-    return name === "index"
-      ? "a message named index would replace the generated index.ts"
-      : `a message named ${name} would replace the generated index.ts on case-insensitive file systems`;
+  // index.ts and protocol.ts are generated next to <MessageName>.ts; "Index.ts" is the same
+  // file on case-insensitive file systems (macOS, Windows).
+  const file = MODULE_FILES.find((f) => f === name.toLowerCase());
+  if (what === "message" && file !== undefined) {
+    return name === file
+      ? `a message named ${file} would replace the generated ${file}.ts`
+      : `a message named ${name} would replace the generated ${file}.ts on case-insensitive file systems`;
   }
   const clash = RESERVED_TYPE_NAMES.get(name);
   if (clash !== undefined) return clash;

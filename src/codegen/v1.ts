@@ -10,8 +10,8 @@
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
-export { defineMessage, type MessageDefinition } from "../runtime/codec.js";
-export { defineProtocol, type Protocol, type ProtocolDefinition } from "../runtime/framing.js";
+export { defineMessage, initStruct, initStructs, type Init, type MessageDefinition } from "../runtime/codec.js";
+export { defineProtocol, type ProtocolDefinition, type TypedProtocol } from "../runtime/framing.js";
 export {
   defineControlDecoder,
   defineInternalTopics,
@@ -38,6 +38,7 @@ export {
   uvarintSize,
 } from "../runtime/writer.js";
 export {
+  checkJsonKeys,
   jsonBytes,
   jsonField,
   jsonFloat64,

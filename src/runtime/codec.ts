@@ -16,11 +16,14 @@ import type { MessageType, VersionRange } from "./wire.js";
  * Versions are Kafka API versions (int16); a version outside `validVersions` is an
  * `UNSUPPORTED_VERSION` error on every method.
  */
-export interface MessageCodec<T> {
+export interface MessageCodec<T, K extends number | null = number | null> {
   /** The schema's name, e.g. `StreamsGroupHeartbeatRequest`. */
   readonly name: string;
-  /** The api key, or null for non-API messages and for design drafts whose key is unassigned (`TBD`). */
-  readonly apiKey: number | null;
+  /**
+   * The api key (int16; a literal type in generated codecs, e.g. `3` for MetadataRequest), or
+   * null for non-API messages and for design drafts whose key is unassigned (`TBD`).
+   */
+  readonly apiKey: K;
   /** The schema's `"type"`: request, response, header, data, metadata, coordinator-key or coordinator-value. */
   readonly type: MessageType;
   /** The versions this codec encodes and decodes (the schema's `validVersions`). */
@@ -74,8 +77,13 @@ export interface MessageCodec<T> {
     /** The offset after the message's last byte (where the next data starts). */
     offset: number;
   };
-  /** A new message with every field at its schema default, then `init`'s properties over them. */
-  create(init?: Partial<T>): T;
+  /**
+   * A new message from `init`: every field `init` omits, at any depth (structs, arrays of
+   * structs), takes its schema default. Never mutates `init`; arrays of structs are copied,
+   * other values (strings, bytes, arrays of primitives) are taken as they are. Values of the
+   * wrong type are kept as they are, for encode to report with their path.
+   */
+  create(init?: Init<T>): T;
   /** Kafka's JSON form (JsonConverter) of the message in `version`. @throws KafkaEncodeError */
   toJson(message: T, version: number): string;
   /**
@@ -98,19 +106,43 @@ export interface EncodePlan {
 }
 
 /**
+ * The init shape of a message or struct `T` (as protobuf-es's init shapes): every field
+ * optional, at any depth: a struct field takes an `Init` of its struct, an array of structs an
+ * array of them. Unknown tagged fields are taken as they are.
+ */
+export type Init<T> = {
+  [P in keyof T]?: P extends "_unknownTaggedFields" ? T[P] : InitValue<T[P]>;
+};
+
+/**
+ * The init shape of one field value (distributes over `| null`): arrays of structs may be
+ * readonly (their elements are copied); other values are taken as they are.
+ */
+export type InitValue<V> = V extends readonly (infer E)[]
+  ? E extends string | number | bigint | boolean | Uint8Array
+    ? V
+    : readonly InitValue<E>[]
+  : V extends string | number | bigint | boolean | null | undefined | Uint8Array
+    ? V
+    : V extends object
+      ? Init<V>
+      : V;
+
+/**
  * What a generated module hands to {@link defineMessage}.
  * @internal
  */
-export interface MessageDefinition<T> {
+export interface MessageDefinition<T, K extends number | null = number | null> {
   readonly name: string;
-  readonly apiKey: number | null;
+  readonly apiKey: K;
   readonly type: MessageType;
   readonly validVersions: VersionRange;
   readonly flexibleVersions: VersionRange | null;
   size(message: T, version: number, lens: number[]): number;
   write(w: Writer, message: T, version: number): void;
   read(r: Reader, version: number): T;
-  create(): T;
+  /** The struct of `init` with every omitted field at its default (at any depth). */
+  create(init?: Init<T>): T;
   toJson(message: T, version: number): string;
   fromJson(json: unknown, version: number): T;
 }
@@ -168,9 +200,11 @@ function checkSize(def: MessageDefinition<unknown>, size: number): number {
  * Builds the public codec from a generated definition.
  * @internal
  */
-export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
+export function defineMessage<T, K extends number | null = number | null>(
+  def: MessageDefinition<T, K>,
+): MessageCodec<T, K> {
   const untyped = def as MessageDefinition<unknown>;
-  const codec: MessageCodec<T> = {
+  const codec: MessageCodec<T, K> = {
     name: def.name,
     apiKey: def.apiKey,
     type: def.type,
@@ -271,10 +305,8 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
       const message = def.read(r, version);
       return { message, offset: r.pos };
     },
-    create(init) {
-      const message = def.create();
-      return init === undefined ? message : (Object.assign(message as object, init) as T);
-    },
+    // null is no init, as undefined (property reads on it would throw).
+    create: (init) => def.create(init === null ? undefined : init),
     toJson(message, version) {
       // The same checks as encode (ranges, types, nulls, versions), so that no JSON is written
       // for a message that could not go on the wire.
@@ -289,4 +321,28 @@ export function defineMessage<T>(def: MessageDefinition<T>): MessageCodec<T> {
     },
   };
   return Object.freeze(codec);
+}
+
+/**
+ * A struct field's value for a generated `create`: an object goes through `create` (filling its
+ * omitted fields); anything else (a wrong type) is kept as it is, for encode to report with its
+ * path.
+ * @internal
+ */
+export function initStruct<I extends object, T>(init: I, create: (init: I) => T): T {
+  return typeof init === "object" && init !== null && !Array.isArray(init) ? create(init) : (init as unknown as T);
+}
+
+/**
+ * An array-of-structs field's value for a generated `create`: a new array of created structs
+ * (elements that are not objects are kept as they are); anything but an array, or an array
+ * over 2^31-1 elements, is kept as it is.
+ * @internal
+ */
+export function initStructs<I extends object, T>(init: readonly I[], create: (init: I) => T): T[] {
+  // Longer than Kafka's int32 array count: kept for encode to refuse, never walked.
+  if (!Array.isArray(init) || init.length > 0x7fffffff) return init as unknown as T[];
+  const out = new Array<T>(init.length);
+  for (let i = 0; i < init.length; i++) out[i] = initStruct(init[i] as I, create);
+  return out;
 }

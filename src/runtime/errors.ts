@@ -12,8 +12,10 @@ export type KafkaWireErrorCode =
   | "INVALID_LENGTH"
   /** An unsigned varint longer than 5 bytes (varlong: 10) or above its type's range. */
   | "INVALID_VARINT"
-  /** null (or a missing value) in a field that is not nullable in this version. */
+  /** null in a field that is not nullable in this version. */
   | "NULL_NOT_ALLOWED"
+  /** A field whose value is undefined (encode and toJson need every field; `create(init)` fills them). */
+  | "MISSING_FIELD"
   /** A string over 32767 UTF-8 bytes (Kafka's limit in every version). */
   | "STRING_TOO_LONG"
   /** An integer outside its type's range, or not an integer. */
@@ -218,7 +220,12 @@ export function withPath(
  * `UnsupportedVersionException` here; only `ignorable` fields are silently dropped).
  * @internal
  */
-export function fieldNotInVersion(field: string, version: number): KafkaEncodeError {
+export function fieldNotInVersion(field: string, version: number, value?: unknown): KafkaEncodeError {
+  // Called as `fieldNotInVersion(name, version, v.name)` when the value is not its default;
+  // undefined is not a value but a missing field (older generated code passes no value).
+  if (arguments.length > 2 && value === undefined) {
+    return new KafkaEncodeError("MISSING_FIELD", "the field is missing (undefined)", -1);
+  }
   return new KafkaEncodeError(
     "FIELD_NOT_IN_VERSION",
     `${field} has a non-default value, but version ${version} does not have this field`,

@@ -4,7 +4,7 @@
  * flexible versions, with Kafka's two exceptions kept in {@link HEADER_VERSION_EXCEPTIONS}.
  */
 
-import type { EncodePlan, MessageCodec } from "./codec.js";
+import type { EncodePlan, Init, MessageCodec } from "./codec.js";
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 import { allocate } from "./pool.js";
 import type { DecodeOptions } from "./reader.js";
@@ -86,7 +86,11 @@ export interface ApiCodecs {
 }
 
 /** A decoded request frame. */
-export interface DecodedRequest<H = RequestHeaderFields> {
+export interface DecodedRequest<H = RequestHeaderFields, K extends number = number, B = unknown> {
+  /** The api key from the header (the same as `header.requestApiKey`; narrows the union of a typed protocol). */
+  readonly apiKey: K;
+  /** The api version from the header. */
+  readonly apiVersion: number;
   /** The decoded request header. */
   readonly header: H;
   /** The request header version used (0, 1 or 2). */
@@ -94,11 +98,11 @@ export interface DecodedRequest<H = RequestHeaderFields> {
   /** The API the header's api key names. */
   readonly api: ApiCodecs;
   /** The decoded request body (the shape of `api.request`). */
-  readonly body: unknown;
+  readonly body: B;
 }
 
 /** A decoded response frame. */
-export interface DecodedResponse<H = ResponseHeaderFields> {
+export interface DecodedResponse<H = ResponseHeaderFields, B = unknown> {
   /** The decoded response header. */
   readonly header: H;
   /** The response header version used (0 or 1). */
@@ -106,7 +110,7 @@ export interface DecodedResponse<H = ResponseHeaderFields> {
   /** The version the body was decoded with (differs from the requested one after a KIP-511 fallback). */
   readonly apiVersion: number;
   /** The decoded response body (the shape of the API's response codec). */
-  readonly body: unknown;
+  readonly body: B;
 }
 
 /** Encoding and decoding of whole frames for a set of APIs. */
@@ -116,7 +120,8 @@ export interface Protocol {
   /** The API of an api key. @throws KafkaEncodeError `UNSUPPORTED_VERSION` when unknown. */
   api(apiKey: number): ApiCodecs;
   /**
-   * `size (int32) | request header | body`.
+   * `size (int32) | request header | body`. The body is an init (see `MessageCodec.create`):
+   * every field it omits, at any depth, takes its schema default.
    * @throws KafkaEncodeError for an unknown api key, an api version the request lacks, or a body
    *   that does not encode.
    */
@@ -127,7 +132,10 @@ export interface Protocol {
    *   version is unknown, or the header or body does not decode.
    */
   decodeRequestFrame(frame: Uint8Array, options?: DecodeOptions): DecodedRequest;
-  /** `size (int32) | response header | body` for a response to `apiKey` at `apiVersion`. */
+  /**
+   * `size (int32) | response header | body` for a response to `apiKey` at `apiVersion`; omitted
+   * body fields take their schema defaults, as in {@link encodeRequestFrame}.
+   */
   encodeResponseFrame(
     header: { readonly apiKey: number; readonly apiVersion: number; readonly correlationId: number },
     body: unknown,
@@ -145,6 +153,90 @@ export interface Protocol {
    * @throws KafkaDecodeError when the frame decodes neither way.
    */
   decodeApiVersionsResponseFrame(frame: Uint8Array, requestedVersion: number, options?: DecodeOptions): DecodedResponse;
+}
+
+/** The body types of one API: what a typed protocol knows about an api key. */
+export interface ApiBodies {
+  /** The request body (the request codec's message type). */
+  readonly request: unknown;
+  /** The response body (the response codec's message type). */
+  readonly response: unknown;
+}
+
+/**
+ * A protocol's APIs by api key, e.g. `{ 3: { request: MetadataRequest; response: MetadataResponse } }`
+ * (the generated `Apis`). An interface type qualifies: no index signature is needed.
+ */
+export type ApiMap<A> = { readonly [K in keyof A]: ApiBodies };
+
+/** The api keys of an {@link ApiMap}. */
+export type ApiKeyOf<A> = keyof A & number;
+
+/**
+ * A decoded request of a typed protocol: a union over its APIs, narrowed by `apiKey`
+ * (`if (decoded.apiKey === ApiKey.Metadata) decoded.body.topics`).
+ */
+export type TypedDecodedRequest<A extends ApiMap<A>> = {
+  [K in ApiKeyOf<A>]: DecodedRequest<RequestHeaderFields, K, A[K]["request"]>;
+}[ApiKeyOf<A>];
+
+/**
+ * {@link Protocol} typed by api key: the same engine (what {@link defineProtocol} returns), with
+ * each frame function's body type following from the api key. A body with a misspelled or
+ * unknown field does not compile; omitted fields (at any depth) take their schema defaults.
+ * For an api key known only at run time use {@link untyped}.
+ */
+export interface TypedProtocol<A extends ApiMap<A>> {
+  /** Every API with both a request and a response codec, by api key. */
+  readonly apis: ReadonlyMap<number, ApiCodecs>;
+  /** The API of an api key. @throws KafkaEncodeError `UNSUPPORTED_VERSION` when unknown. */
+  api(apiKey: number): ApiCodecs;
+  /** The same protocol with `unknown` bodies and `number` api keys. */
+  readonly untyped: Protocol;
+  /**
+   * `size (int32) | request header | body`; `body` is an init of the api key's request: every
+   * field it omits, at any depth, takes its schema default.
+   * @throws KafkaEncodeError as {@link Protocol.encodeRequestFrame}.
+   */
+  encodeRequestFrame<K extends ApiKeyOf<A>>(
+    header: RequestHeaderInit & { readonly apiKey: K },
+    body: Init<A[K]["request"]>,
+  ): Uint8Array;
+  /**
+   * Reads a size-prefixed request frame (api key and version from its header); narrow the result
+   * by `apiKey` to get the body's type.
+   * @throws KafkaDecodeError as {@link Protocol.decodeRequestFrame}.
+   */
+  decodeRequestFrame(frame: Uint8Array, options?: DecodeOptions): TypedDecodedRequest<A>;
+  /**
+   * `size (int32) | response header | body` for a response to `apiKey` at `apiVersion`; omitted
+   * body fields take their schema defaults.
+   * @throws KafkaEncodeError as {@link Protocol.encodeResponseFrame}.
+   */
+  encodeResponseFrame<K extends ApiKeyOf<A>>(
+    header: { readonly apiKey: K; readonly apiVersion: number; readonly correlationId: number },
+    body: Init<A[K]["response"]>,
+  ): Uint8Array;
+  /**
+   * Reads a size-prefixed response frame to a request of `apiKey` at `apiVersion`.
+   * @throws KafkaDecodeError as {@link Protocol.decodeResponseFrame}.
+   */
+  decodeResponseFrame<K extends ApiKeyOf<A>>(
+    frame: Uint8Array,
+    apiKey: K,
+    apiVersion: number,
+    options?: DecodeOptions,
+  ): DecodedResponse<ResponseHeaderFields, A[K]["response"]>;
+  /**
+   * Reads an ApiVersions response with KIP-511's fallback (see
+   * {@link Protocol.decodeApiVersionsResponseFrame}).
+   * @throws KafkaDecodeError when the frame decodes neither way.
+   */
+  decodeApiVersionsResponseFrame(
+    frame: Uint8Array,
+    requestedVersion: number,
+    options?: DecodeOptions,
+  ): DecodedResponse<ResponseHeaderFields, 18 extends keyof A ? A[18]["response"] : unknown>;
 }
 
 /** What a generated index hands to {@link defineProtocol}. */
@@ -168,6 +260,12 @@ function sizePrefixed(header: EncodePlan, body: EncodePlan): Uint8Array {
   return frame;
 }
 
+/** A body init with its omitted fields at their defaults; a non-object is left for `plan` to refuse. */
+function withDefaults(codec: MessageCodec<unknown>, body: unknown): unknown {
+  const isObject = typeof body === "object" && body !== null && !Array.isArray(body) && !(body instanceof Uint8Array);
+  return isObject ? codec.create(body) : body;
+}
+
 function checkFrame(frame: Uint8Array): void {
   if (!(frame instanceof Uint8Array)) throw new KafkaDecodeError("INVALID_VALUE", "frame must be a Uint8Array", -1);
   if (frame.length < 4)
@@ -183,10 +281,18 @@ function checkFrame(frame: Uint8Array): void {
 }
 
 /**
- * Pairs requests and responses by api key and builds the frame functions.
+ * Pairs requests and responses by api key and builds the frame functions: a {@link Protocol},
+ * typed by the api map `A` when one is given (generated code passes its `Apis`; the types are
+ * the caller's promise that `def.messages` holds those codecs).
  * @throws Error when two request (or response) codecs claim the same api key.
  */
-export function defineProtocol(def: ProtocolDefinition): Protocol {
+export function defineProtocol<A extends ApiMap<A> = never>(
+  def: ProtocolDefinition,
+): [A] extends [never] ? Protocol : TypedProtocol<A> {
+  return buildProtocol(def) as [A] extends [never] ? Protocol : TypedProtocol<A>;
+}
+
+function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: Protocol } {
   const requests = new Map<number, MessageCodec<unknown>>();
   const responses = new Map<number, MessageCodec<unknown>>();
   for (const codec of def.messages) {
@@ -238,7 +344,10 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
     return { header: header.message as ResponseHeaderFields, headerVersion, apiVersion, body: body.message };
   }
 
-  return {
+  const protocol: Protocol & { untyped: Protocol } = {
+    get untyped() {
+      return protocol;
+    },
     apis,
     api: (apiKey) => api(apiKey),
     encodeRequestFrame(init, body) {
@@ -258,7 +367,7 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
         clientId: init.clientId ?? null,
       };
       // Measure the body first, so that its errors come before the header's.
-      const bodyPlan = request.plan(body, init.apiVersion);
+      const bodyPlan = request.plan(withDefaults(request, body), init.apiVersion);
       return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
     },
     decodeRequestFrame(frame, options) {
@@ -279,7 +388,14 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
           body.offset,
         );
       }
-      return { header: header.message as RequestHeaderFields, headerVersion, api: found, body: body.message };
+      return {
+        apiKey,
+        apiVersion,
+        header: header.message as RequestHeaderFields,
+        headerVersion,
+        api: found,
+        body: body.message,
+      };
     },
     encodeResponseFrame(init, body) {
       if (typeof init !== "object" || init === null) {
@@ -291,7 +407,7 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
       }
       const { response } = api(init.apiKey);
       const headerVersion = responseHeaderVersion(response, init.apiVersion);
-      const bodyPlan = response.plan(body, init.apiVersion);
+      const bodyPlan = response.plan(withDefaults(response, body), init.apiVersion);
       return sizePrefixed(responseHeader.plan({ correlationId: init.correlationId }, headerVersion), bodyPlan);
     },
     decodeResponseFrame: decodeResponse,
@@ -313,6 +429,7 @@ export function defineProtocol(def: ProtocolDefinition): Protocol {
       }
     },
   };
+  return protocol;
 }
 
 /** Options of {@link FrameSplitter}. */

@@ -7,7 +7,7 @@
  */
 export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireErrorCode } from "./errors.js";
 export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";
-export type { MessageCodec, EncodePlan } from "./codec.js";
+export type { MessageCodec, EncodePlan, Init, InitValue } from "./codec.js";
 export { Reader, type DecodeOptions } from "./reader.js";
 export type {
   InternalRecord,
@@ -28,7 +28,10 @@ export {
   UNSUPPORTED_VERSION_ERROR,
   requestHeaderVersion,
   responseHeaderVersion,
+  type ApiBodies,
   type ApiCodecs,
+  type ApiKeyOf,
+  type ApiMap,
   type DecodedRequest,
   type DecodedResponse,
   type FrameSplitterOptions,
@@ -36,4 +39,6 @@ export {
   type RequestHeaderFields,
   type RequestHeaderInit,
   type ResponseHeaderFields,
+  type TypedDecodedRequest,
+  type TypedProtocol,
 } from "./framing.js";

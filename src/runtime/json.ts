@@ -112,6 +112,66 @@ export function jsonField(o: Record<string, unknown>, key: string): unknown {
   return Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
 }
 
+/**
+ * Refuses a key of `o` that names none of `known` (Kafka's reader would ignore it, but a typo
+ * there silently drops a value): `INVALID_JSON` naming the key and, when one is close, the
+ * field it probably meant.
+ */
+export function checkJsonKeys(o: Record<string, unknown>, known: readonly string[]): void {
+  const keys = Object.keys(o);
+  for (let k = 0; k < keys.length; k++) {
+    const key = keys[k]!;
+    if (known.includes(key)) continue;
+    const guess = closest(key, known);
+    const hint = guess === undefined ? "" : ` (did you mean "${guess}"?)`;
+    throw new KafkaDecodeError("INVALID_JSON", `unknown field "${key}"${hint}`, -1);
+  }
+}
+
+/**
+ * The candidate nearest to `word` by edit distance (case ignored), when near enough to be a
+ * typo: a quarter of the longer word's length in edits, at least 1 and at most 3.
+ */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  const w = word.toLowerCase();
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const c of candidates) {
+    const limit = Math.min(3, Math.max(1, Math.floor(Math.max(w.length, c.length) / 4)));
+    const bound = Math.min(limit, bestDistance - 1);
+    const d = editDistance(w, c.toLowerCase(), bound);
+    if (d <= bound) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/**
+ * Levenshtein distance of `a` and `b`, or `limit + 1` as soon as it must exceed `limit` (so a
+ * long key costs at most `limit` rows beyond the length check).
+ */
+function editDistance(a: string, b: string, limit: number): number {
+  if (limit < 0 || Math.abs(a.length - b.length) > limit) return limit + 1;
+  let previous = new Array<number>(b.length + 1);
+  let current = new Array<number>(b.length + 1);
+  for (let j = 0; j <= b.length; j++) previous[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a.charCodeAt(i - 1) === b.charCodeAt(j - 1) ? 0 : 1;
+      const d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      current[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > limit) return limit + 1;
+    [previous, current] = [current, previous];
+  }
+  return previous[b.length]! <= limit ? previous[b.length]! : limit + 1;
+}
+
 /** A JSON array. */
 export function readJsonArray(v: unknown): unknown[] {
   if (!Array.isArray(v)) throw invalid("an array", v);

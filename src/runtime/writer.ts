@@ -19,6 +19,7 @@ function rangeError(type: string, v: unknown, offset: number): KafkaEncodeError 
   // int64 and uvarlong take a bigint, every other type a number: a value of the right type is
   // out of range, anything else is the wrong type.
   const expected = type === "int64" || type === "uvarlong" ? "bigint" : "number";
+  if (v === undefined) return missingField(offset);
   if (typeof v === expected) {
     return new KafkaEncodeError("INT_OUT_OF_RANGE", `${shown(String(v))} is not a valid ${type}`, offset);
   }
@@ -71,11 +72,19 @@ export function uvarintSize(v: number): number {
   return 5;
 }
 
-/** The null-check every non-nullable field gets in the size pass. */
-export function nullNotAllowed(value: null | undefined = null): KafkaEncodeError {
+/**
+ * The null-check every non-nullable field gets in the size pass: null is `NULL_NOT_ALLOWED`,
+ * undefined (no default parameter here: it would turn undefined into null) {@link missingField}.
+ */
+export function nullNotAllowed(value: null | undefined): KafkaEncodeError {
   return value === undefined
-    ? new KafkaEncodeError("INVALID_VALUE", "the field is missing (undefined)", -1)
+    ? missingField()
     : new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in this field in this version", -1);
+}
+
+/** A field whose value is undefined: the message lacks it (`create(init)` fills every field). */
+export function missingField(offset = -1): KafkaEncodeError {
+  return new KafkaEncodeError("MISSING_FIELD", "the field is missing (undefined)", offset);
 }
 
 function checkedUtf8Length(s: unknown): number {
@@ -317,6 +326,7 @@ export class Writer {
   /** A bool: 1 byte, 0 or 1. @throws KafkaEncodeError `INVALID_VALUE` for a non-boolean. */
   bool(v: boolean): void {
     if (typeof v !== "boolean") {
+      if (v === undefined) throw missingField(this.pos);
       throw new KafkaEncodeError("INVALID_VALUE", `expected a boolean, got ${describe(v)}`, this.pos);
     }
     this.buf[this.pos++] = v ? 1 : 0;
@@ -384,7 +394,8 @@ export class Writer {
 
   /** 16 bytes from Kafka's 22-character uuid string. */
   uuid(v: string): void {
-    if (v == null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
+    if (v === undefined) throw missingField(this.pos);
+    if (v === null) throw new KafkaEncodeError("NULL_NOT_ALLOWED", "null is not allowed in a uuid field", this.pos);
     if (!writeUuid(this.buf, this.pos, v)) {
       throw new KafkaEncodeError(
         "INVALID_UUID",

@@ -150,9 +150,10 @@ describe("decoded bytes are views into the input (zero-copy)", () => {
 });
 
 describe("bytes on the size pass", () => {
-  it("null where not nullable -> NULL_NOT_ALLOWED; a non-Uint8Array -> INVALID_VALUE", () => {
+  it("null where not nullable -> NULL_NOT_ALLOWED; undefined -> MISSING_FIELD; a non-Uint8Array -> INVALID_VALUE", () => {
     expectError(() => sizeCompactBytes(null as unknown as Uint8Array), KafkaEncodeError, "NULL_NOT_ALLOWED");
-    expectError(() => sizeBytes(undefined as unknown as Uint8Array), KafkaEncodeError, "NULL_NOT_ALLOWED");
+    // undefined is a missing field, not null.
+    expectError(() => sizeBytes(undefined as unknown as Uint8Array), KafkaEncodeError, "MISSING_FIELD");
     expectError(() => sizeCompactBytes([1, 2] as unknown as Uint8Array), KafkaEncodeError, "INVALID_VALUE");
     expectError(() => sizeBytes("aa" as unknown as Uint8Array), KafkaEncodeError, "INVALID_VALUE");
   });
@@ -229,7 +230,7 @@ describe("array lengths", () => {
   it("checkStruct accepts objects only", () => {
     expect(() => checkStruct({})).not.toThrow();
     expectError(() => checkStruct(null), KafkaEncodeError, "NULL_NOT_ALLOWED");
-    expectError(() => checkStruct(undefined), KafkaEncodeError, "NULL_NOT_ALLOWED");
+    expectError(() => checkStruct(undefined), KafkaEncodeError, "MISSING_FIELD");
     expectError(() => checkStruct([]), KafkaEncodeError, "INVALID_VALUE");
     expectError(() => checkStruct(new Uint8Array(1)), KafkaEncodeError, "INVALID_VALUE");
     expectError(() => checkStruct("s"), KafkaEncodeError, "INVALID_VALUE");

@@ -88,7 +88,8 @@ describe("compact strings (unsigned varint length+1, then UTF-8)", () => {
 
   it("null on the size pass of a non-nullable compact string -> NULL_NOT_ALLOWED", () => {
     expectError(() => sizeCompactString(null as unknown as string, []), KafkaEncodeError, "NULL_NOT_ALLOWED");
-    expectError(() => sizeCompactString(undefined as unknown as string, []), KafkaEncodeError, "NULL_NOT_ALLOWED");
+    // undefined is a missing field, not null.
+    expectError(() => sizeCompactString(undefined as unknown as string, []), KafkaEncodeError, "MISSING_FIELD");
   });
 
   it("a non-string on the size pass -> INVALID_VALUE", () => {

@@ -1,4 +1,4 @@
-/** Type-checks generated code the way a user's project would: `tsc --strict` on a folder. */
+/** Type-checks generated code the way a strict user project would: `tsc` with every strict flag on a folder. */
 
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
@@ -9,11 +9,23 @@ import { REPO_ROOT } from "./shared.js";
 const run = promisify(execFile);
 
 /**
- * Runs this checkout's `tsc` (strict, noUncheckedIndexedAccess, NodeNext) over `include` inside
- * `dir`, with `kafka-wire/codegen/v1` resolving to this checkout's codegen interface. Returns tsc's output:
- * "" when the code compiles.
+ * The flags a strict project turns on, each of which generated code must compile under (issue
+ * 11): `strict` and the stricter checks outside it.
  */
-export async function typecheck(dir: string, include: string): Promise<string> {
+export const STRICT_FLAGS = {
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  exactOptionalPropertyTypes: true,
+  noUnusedLocals: true,
+  noUnusedParameters: true,
+} as const;
+
+/**
+ * Runs this checkout's `tsc` (every flag of {@link STRICT_FLAGS}, NodeNext) over `include` inside
+ * `dir`, with `kafka-wire/codegen/v1` and `kafka-wire/runtime` resolving to this checkout's
+ * sources (`paths`, which tsx also reads). Returns tsc's output: "" when the code compiles.
+ */
+export async function typecheck(dir: string, include: string | readonly string[]): Promise<string> {
   await writeFile(
     path.join(dir, "tsconfig.json"),
     JSON.stringify({
@@ -21,14 +33,16 @@ export async function typecheck(dir: string, include: string): Promise<string> {
         target: "ES2022",
         module: "NodeNext",
         moduleResolution: "NodeNext",
-        strict: true,
-        noUncheckedIndexedAccess: true,
+        ...STRICT_FLAGS,
         noEmit: true,
         skipLibCheck: true,
         types: [],
-        paths: { "kafka-wire/codegen/v1": [path.join(REPO_ROOT, "src/codegen/v1.ts")] },
+        paths: {
+          "kafka-wire/codegen/v1": [path.join(REPO_ROOT, "src/codegen/v1.ts")],
+          "kafka-wire/runtime": [path.join(REPO_ROOT, "src/runtime/index.ts")],
+        },
       },
-      include: [include],
+      include: typeof include === "string" ? [include] : include,
     }),
   );
   const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");

@@ -1,0 +1,92 @@
+/**
+ * One partition's log: magic-2 record batches kept as the bytes producers sent, each with the
+ * base offset the log assigned (`withBatchHeader`: baseOffset and partitionLeaderEpoch lie
+ * outside the CRC, so the compressed payload and CRC are stored as they came).
+ */
+
+import { withBatchHeader, type RecordBatch } from "../../src/records/index.js";
+
+/** A stored batch. */
+export interface StoredBatch {
+  readonly baseOffset: bigint;
+  /** baseOffset + lastOffsetDelta. */
+  readonly lastOffset: bigint;
+  readonly maxTimestamp: bigint;
+  /** The batch as a Fetch returns it. */
+  readonly bytes: Uint8Array;
+}
+
+/** The leader epoch every partition of this one-broker cluster has. */
+export const LEADER_EPOCH = 0;
+
+export class PartitionLog {
+  readonly batches: StoredBatch[] = [];
+  /** The offset the next batch gets (Kafka's log end offset; also the high watermark here). */
+  logEndOffset = 0n;
+  /** Bytes held by the stored batches. */
+  bytes = 0;
+  private waiters = new Set<() => void>();
+
+  /** Appends decoded batches (as `decodeRecords` returned them); returns the first one's base offset. */
+  append(batches: readonly RecordBatch[]): bigint {
+    const first = this.logEndOffset;
+    for (const batch of batches) {
+      const bytes = withBatchHeader(batch.raw, { baseOffset: this.logEndOffset, partitionLeaderEpoch: LEADER_EPOCH });
+      const stored = {
+        baseOffset: this.logEndOffset,
+        lastOffset: this.logEndOffset + BigInt(batch.lastOffsetDelta),
+        maxTimestamp: batch.maxTimestamp,
+        bytes,
+      };
+      this.batches.push(stored);
+      this.logEndOffset = stored.lastOffset + 1n;
+      this.bytes += bytes.length;
+    }
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+    return first;
+  }
+
+  /**
+   * Whole batches from the one holding `offset`, up to `maxBytes` (but at least one batch, as
+   * Kafka does since KIP-74, so that a batch larger than the limit still makes progress).
+   */
+  read(offset: bigint, maxBytes: number): Uint8Array[] {
+    let lo = 0;
+    let hi = this.batches.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.batches[mid]!.lastOffset < offset) lo = mid + 1;
+      else hi = mid;
+    }
+    const out: Uint8Array[] = [];
+    let size = 0;
+    for (let i = lo; i < this.batches.length; i++) {
+      const b = this.batches[i]!.bytes;
+      if (out.length > 0 && size + b.length > maxBytes) break;
+      out.push(b);
+      size += b.length;
+    }
+    return out;
+  }
+
+  /** The base offset of the first batch whose max timestamp is at least `timestamp` (ListOffsets), or null. */
+  offsetForTimestamp(timestamp: bigint): { offset: bigint; timestamp: bigint } | null {
+    for (const b of this.batches)
+      if (b.maxTimestamp >= timestamp) return { offset: b.baseOffset, timestamp: b.maxTimestamp };
+    return null;
+  }
+
+  /** The batch with the largest max timestamp (ListOffsets' MAX_TIMESTAMP, -3), or null when empty. */
+  maxTimestamp(): { offset: bigint; timestamp: bigint } | null {
+    let best: StoredBatch | null = null;
+    for (const b of this.batches) if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
+    return best === null ? null : { offset: best.baseOffset, timestamp: best.maxTimestamp };
+  }
+
+  /** Calls `wake` once, on the next append (a Fetch waiting for data). Returns a canceller. */
+  onAppend(wake: () => void): () => void {
+    this.waiters.add(wake);
+    return () => this.waiters.delete(wake);
+  }
+}
