@@ -2,9 +2,11 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
+  type Init,
   type MessageCodec,
   type Reader,
   type Writer,
+  checkJsonKeys,
   defineMessage,
   jsonField,
   jsonString,
@@ -35,7 +37,11 @@ export interface StreamsGroupMemberMetadataKey {
    */
   memberId: string;
 }
-function StreamsGroupMemberMetadataKey$size(v: StreamsGroupMemberMetadataKey, version: number, lens: number[]): number {
+function StreamsGroupMemberMetadataKey$size(
+  v: StreamsGroupMemberMetadataKey,
+  _version: number,
+  lens: number[],
+): number {
   let f = "";
   const i = -1;
   try {
@@ -50,7 +56,7 @@ function StreamsGroupMemberMetadataKey$size(v: StreamsGroupMemberMetadataKey, ve
   }
 }
 
-function StreamsGroupMemberMetadataKey$write(w: Writer, v: StreamsGroupMemberMetadataKey, version: number): void {
+function StreamsGroupMemberMetadataKey$write(w: Writer, v: StreamsGroupMemberMetadataKey, _version: number): void {
   let f = "";
   const i = -1;
   try {
@@ -63,7 +69,7 @@ function StreamsGroupMemberMetadataKey$write(w: Writer, v: StreamsGroupMemberMet
   }
 }
 
-function StreamsGroupMemberMetadataKey$read(r: Reader, version: number): StreamsGroupMemberMetadataKey {
+function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): StreamsGroupMemberMetadataKey {
   let f = "";
   const i = -1;
   try {
@@ -81,7 +87,7 @@ function StreamsGroupMemberMetadataKey$read(r: Reader, version: number): Streams
   }
 }
 
-function StreamsGroupMemberMetadataKey$toJson(v: StreamsGroupMemberMetadataKey, version: number): string {
+function StreamsGroupMemberMetadataKey$toJson(v: StreamsGroupMemberMetadataKey, _version: number): string {
   let f = "";
   const i = -1;
   try {
@@ -103,6 +109,7 @@ function StreamsGroupMemberMetadataKey$fromJson(json: unknown, version: number):
   const i = -1;
   try {
     const o = readJsonObject(json);
+    checkJsonKeys(o, ["groupId", "memberId"]);
     f = "groupId";
     let $groupId: string;
     {
@@ -132,11 +139,15 @@ function StreamsGroupMemberMetadataKey$fromJson(json: unknown, version: number):
   }
 }
 
-function StreamsGroupMemberMetadataKey$create(): StreamsGroupMemberMetadataKey {
-  return {
-    groupId: "",
-    memberId: "",
+/** A new StreamsGroupMemberMetadataKey: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export function createStreamsGroupMemberMetadataKey(
+  init: Init<StreamsGroupMemberMetadataKey> = {},
+): StreamsGroupMemberMetadataKey {
+  const v: StreamsGroupMemberMetadataKey = {
+    groupId: init.groupId === undefined ? "" : init.groupId,
+    memberId: init.memberId === undefined ? "" : init.memberId,
   };
+  return v;
 }
 
 /**
@@ -147,8 +158,8 @@ function StreamsGroupMemberMetadataKey$create(): StreamsGroupMemberMetadataKey {
  * - Valid versions: 0; flexible versions: none.
  * - Source: `schemas/StreamsGroupMemberMetadataKey.json`.
  */
-export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetadataKey> =
-  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataKey>({
+export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetadataKey, null> =
+  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataKey, null>({
     name: "StreamsGroupMemberMetadataKey",
     apiKey: null,
     type: "data",
@@ -157,7 +168,7 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     size: StreamsGroupMemberMetadataKey$size,
     write: StreamsGroupMemberMetadataKey$write,
     read: StreamsGroupMemberMetadataKey$read,
-    create: StreamsGroupMemberMetadataKey$create,
+    create: createStreamsGroupMemberMetadataKey,
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });

@@ -188,7 +188,12 @@ export async function renderCodecs(options: RenderOptions): Promise<RenderedCode
   const internal = planInternalTopics(messages, options.internalRecords ?? {});
   const extraModules: string[] = [];
   if (hasInternalTopics(internal)) {
-    const text = internalTopicsModule(internal, { version, sources, command }, runtimeImport, names);
+    const text = internalTopicsModule(
+      internal,
+      { version, sources, command },
+      runtimeImport,
+      messages.map((m) => m.name),
+    );
     files.set(`${INTERNAL_TOPICS_MODULE}.ts`, await finish(text));
     extraModules.push(INTERNAL_TOPICS_MODULE);
   }
