@@ -22,7 +22,8 @@ import { defineConfig, type Options } from "tsup";
 function messageEntries(): Record<string, string> {
   const entries: Record<string, string> = {};
   for (const file of readdirSync("generated").sort()) {
-    if (file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "index.ts") {
+    // internal-topics.ts is not a codec: the root index re-exports it.
+    if (file.endsWith(".ts") && !file.endsWith(".d.ts") && file !== "index.ts" && file !== "internal-topics.ts") {
       entries[`messages/${file.slice(0, -3)}`] = `generated/${file}`;
     }
   }

@@ -22,6 +22,7 @@ import type { CodecSet as LoadedCodecs } from "./codecs.js";
 import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
 import { Versions } from "../generator/versions.js";
+import { registerRecordCommands } from "./records.js";
 
 /** The codecs a command works on, and whether they are the shipped ones. */
 type CodecSet = LoadedCodecs & { readonly shipped: boolean };
@@ -63,7 +64,19 @@ let shippedPromise: Promise<CodecSet> | undefined;
  */
 function loadShipped(): Promise<CodecSet> {
   shippedPromise ??= import("../src/index.js").then(
-    (mod): CodecSet => ({ messages: mod.messages, shipped: true }),
+    (mod): CodecSet => {
+      // What the shipped schema set has beyond its codecs (src/index.ts re-exports generated/).
+      const extra = mod as unknown as {
+        internalTopics?: CodecSet["internalTopics"];
+        controlDecoder?: CodecSet["controlDecoder"];
+      };
+      return {
+        messages: mod.messages,
+        shipped: true,
+        ...(extra.internalTopics === undefined ? {} : { internalTopics: extra.internalTopics }),
+        ...(extra.controlDecoder === undefined ? {} : { controlDecoder: extra.controlDecoder }),
+      };
+    },
     (error: unknown) => {
       shippedPromise = undefined;
       const detail = error instanceof Error ? error.message.split("\n")[0] : String(error);
@@ -784,6 +797,21 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .action(async (flags: SchemaSetFlags) => {
       await listCommand(io, flags);
     });
+
+  registerRecordCommands(program, {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    cwd: io.cwd ?? process.cwd(),
+    parseHex,
+    withSchemaSet,
+    loadCodecs: (flags) => loadCodecs(io, flags),
+    readStdin: async (what) => {
+      if (io.stdin.isTTY === true) throw new CliError(`no ${what} given: pass it as an argument or pipe it on stdin`);
+      const chunks: Uint8Array[] = [];
+      for await (const chunk of io.stdin) chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+      return new Uint8Array(Buffer.concat(chunks));
+    },
+  });
 
   program
     .command("generate")

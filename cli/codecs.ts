@@ -20,6 +20,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import type { MessageCodec } from "../src/runtime/codec.js";
 import type { Protocol } from "../src/runtime/framing.js";
+import type { InternalTopics } from "../src/runtime/internal-topics.js";
 import { resolveCacheDir } from "../generator/cache-dir.js";
 import { findSchemaFiles } from "../generator/schema-files.js";
 
@@ -29,6 +30,10 @@ export interface CodecSet {
   readonly messages: Readonly<Record<string, MessageCodec<unknown>>>;
   /** Request/response framing, when the set has the RequestHeader and ResponseHeader schemas. */
   readonly protocol?: Protocol;
+  /** The set's internal-topic records (the generated `internalTopics`), when it has any. */
+  readonly internalTopics?: InternalTopics;
+  /** The generated `controlDecoder` (KRaft control records), when the set has their schemas. */
+  readonly controlDecoder?: (type: string, typeId: number, value: Uint8Array | null) => unknown;
 }
 
 /** Where a schema set comes from, as the command line gives it. */
@@ -160,12 +165,14 @@ async function compileAndImport(
     options.onStatus?.(`generating codecs for ${schemaCount} schemas (kept in ${dir})`);
     await compile(entries, runtimeUrl, root, dir, options.cwd);
   }
-  const mod = (await import(pathToFileURL(index).href)) as {
-    messages: Record<string, MessageCodec<unknown>>;
-    protocol?: Protocol;
-  };
+  const mod = (await import(pathToFileURL(index).href)) as CodecSet;
   return {
-    codecs: { messages: mod.messages, ...(mod.protocol === undefined ? {} : { protocol: mod.protocol }) },
+    codecs: {
+      messages: mod.messages,
+      ...(mod.protocol === undefined ? {} : { protocol: mod.protocol }),
+      ...(mod.internalTopics === undefined ? {} : { internalTopics: mod.internalTopics }),
+      ...(mod.controlDecoder === undefined ? {} : { controlDecoder: mod.controlDecoder }),
+    },
     dir,
     fromCache,
     schemaCount,

@@ -4,23 +4,27 @@
 import { StreamsGroupDescribeResponse } from "./StreamsGroupDescribeResponse.js";
 import { StreamsGroupHeartbeatRequest } from "./StreamsGroupHeartbeatRequest.js";
 import { StreamsGroupHeartbeatResponse } from "./StreamsGroupHeartbeatResponse.js";
+import { StreamsGroupMemberMetadataKey } from "./StreamsGroupMemberMetadataKey.js";
 import { StreamsGroupMemberMetadataValue } from "./StreamsGroupMemberMetadataValue.js";
 
 export {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,
+  StreamsGroupMemberMetadataKey,
   StreamsGroupMemberMetadataValue,
 };
+export * from "./internal-topics.js";
 
 /** Every generated codec, by message name. */
 export const messages = {
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,
+  StreamsGroupMemberMetadataKey,
   StreamsGroupMemberMetadataValue,
 } as const;
 
 /** The name of a generated message. */
 export type MessageName = keyof typeof messages;
-// kafka-wire fingerprint 2a1312cd9510c773cfe3.7ff5d248697cd2570634
+// kafka-wire fingerprint eda55be0c5403d4037de.3465f85ff5e25286155c

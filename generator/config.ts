@@ -8,6 +8,7 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { InternalRecordRegistration } from "./internal-topics.js";
 import { MAX_VERSION } from "./versions.js";
 
 /** The configuration file `generate` reads from the working folder when present. */
@@ -33,6 +34,12 @@ export interface GenerateConfig {
   readonly runtimeImport?: string;
   /** Api keys for schemas whose `apiKey` is `TBD`, by message name. */
   readonly apiKeys?: Readonly<Record<string, number>>;
+  /**
+   * Schemas registered as internal-topic records, by value schema name:
+   * `{ "topic": "__consumer_offsets", "recordType": 19, "key": "StreamsGroupMemberMetadataKey" }`
+   * (see generator/internal-topics.ts for the records derived without it).
+   */
+  readonly internalRecords?: Readonly<Record<string, InternalRecordRegistration>>;
 }
 
 /** What a caller overrides (each optional; paths relative to `cwd`). */
@@ -60,6 +67,7 @@ export interface GenerateSettings {
   readonly out: string;
   readonly runtimeImport: string;
   readonly apiKeys: Readonly<Record<string, number>>;
+  readonly internalRecords: Readonly<Record<string, InternalRecordRegistration>>;
   /** The configuration file read (absolute path), if any. */
   readonly configFile?: string;
 }
@@ -82,14 +90,14 @@ export async function readConfig(file: string, label: string): Promise<GenerateC
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new ConfigError(`${label}: expected a JSON object`);
   const config: Record<string, unknown> = { ...value };
-  const known = new Set(["schemas", "out", "runtimeImport", "apiKeys", "$schema"]);
+  const known = new Set(["schemas", "out", "runtimeImport", "apiKeys", "internalRecords", "$schema"]);
   for (const key of Object.keys(config)) {
     if (!known.has(key))
       throw new ConfigError(
-        `${label}: unknown key ${JSON.stringify(key)} (known: schemas, out, runtimeImport, apiKeys)`,
+        `${label}: unknown key ${JSON.stringify(key)} (known: schemas, out, runtimeImport, apiKeys, internalRecords)`,
       );
   }
-  const { schemas, out, runtimeImport, apiKeys } = config;
+  const { schemas, out, runtimeImport, apiKeys, internalRecords } = config;
   const result: { -readonly [K in keyof GenerateConfig]: GenerateConfig[K] } = {};
   if (schemas !== undefined) {
     const list = typeof schemas === "string" ? [schemas] : schemas;
@@ -118,7 +126,36 @@ export async function readConfig(file: string, label: string): Promise<GenerateC
     }
     result.apiKeys = keys;
   }
+  if (internalRecords !== undefined) result.internalRecords = readInternalRecords(internalRecords, label);
   return result;
+}
+
+function readInternalRecords(value: unknown, label: string): Record<string, InternalRecordRegistration> {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(value)) {
+    throw new ConfigError(
+      `${label}: "internalRecords" must be an object of value schema name to { topic, recordType, key }`,
+    );
+  }
+  const out: Record<string, InternalRecordRegistration> = {};
+  for (const [name, entry] of Object.entries(value)) {
+    const at = `${label}: internalRecords.${name}`;
+    if (!isObject(entry)) throw new ConfigError(`${at} must be an object { topic, recordType, key }`);
+    for (const k of Object.keys(entry)) {
+      if (!["topic", "recordType", "key"].includes(k)) {
+        throw new ConfigError(`${at}: unknown key ${JSON.stringify(k)} (known: topic, recordType, key)`);
+      }
+    }
+    const { topic, recordType, key } = entry;
+    if (typeof topic !== "string" || topic === "") throw new ConfigError(`${at}.topic must be a topic name`);
+    if (!isApiKey(recordType)) throw new ConfigError(`${at}.recordType must be an integer from 0 to 32767`);
+    if (key !== undefined && (typeof key !== "string" || key === "")) {
+      throw new ConfigError(`${at}.key must be a schema name`);
+    }
+    out[name] = key === undefined ? { topic, recordType } : { topic, recordType, key };
+  }
+  return out;
 }
 
 /** `--api-key Name=88` values. @throws ConfigError for a malformed one. */
@@ -163,6 +200,7 @@ export async function resolveSettings(input: SettingsInput): Promise<GenerateSet
     out: input.out !== undefined ? fromCaller(input.out) : (config.out ?? "generated"),
     runtimeImport: input.runtimeImport ?? config.runtimeImport ?? DEFAULT_RUNTIME_IMPORT,
     apiKeys: { ...config.apiKeys, ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
+    internalRecords: config.internalRecords ?? {},
     ...(configFile === undefined ? {} : { configFile }),
   };
 }

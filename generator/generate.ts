@@ -16,6 +16,8 @@ import path from "node:path";
 import { format, version as prettierVersion } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
 import { indexModules } from "./emit/index-module.js";
+import { hasInternalTopics, INTERNAL_TOPICS_MODULE, internalTopicsModule } from "./emit/internal-topics.js";
+import { planInternalTopics, type InternalRecordRegistration } from "./internal-topics.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
 import { SchemaError } from "./errors.js";
@@ -31,6 +33,8 @@ export interface RenderOptions {
   readonly runtimeImport?: string;
   /** Api keys for schemas that say `"apiKey": TBD`, by message name. */
   readonly apiKeys?: Readonly<Record<string, number>>;
+  /** Schemas registered as internal-topic records (configuration `internalRecords`), by value schema name. */
+  readonly internalRecords?: Readonly<Record<string, InternalRecordRegistration>>;
   /** Base for the paths shown in generated headers and messages (default: the working directory). */
   readonly cwd?: string;
   /**
@@ -221,7 +225,20 @@ export async function renderCodecs(
   const sources = (labels ?? options.schemas.map((s) => path.basename(path.resolve(cwd, s))))
     .map((s) => toPosix(s))
     .join(", ");
-  for (const [name, text] of indexModules(messages, { version, sources, command }, runtimeImport)) {
+  const internal = planInternalTopics(messages, options.internalRecords ?? {});
+  const extraModules: string[] = [];
+  if (hasInternalTopics(internal)) {
+    const name = `${INTERNAL_TOPICS_MODULE}.ts`;
+    const text = internalTopicsModule(
+      internal,
+      { version, sources, command },
+      runtimeImport,
+      messages.map((m) => m.name),
+    );
+    files.set(name, await finish(text, name));
+    extraModules.push(INTERNAL_TOPICS_MODULE);
+  }
+  for (const [name, text] of indexModules(messages, { version, sources, command }, runtimeImport, extraModules)) {
     files.set(name, await finish(text, name));
   }
   return { messages, files, warnings: messages.flatMap((m) => m.warnings) };

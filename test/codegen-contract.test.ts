@@ -54,7 +54,7 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
     // Both folders really import from it (a wrong specifier would make this test vacuous).
     expect(used.size).toBeGreaterThan(20);
     // Plus the parameter types of defineMessage and defineProtocol, which the contract must name.
-    const expected = [...used, "MessageDefinition", "ProtocolDefinition"];
+    const expected = [...used, "MessageDefinition", "ProtocolDefinition", "InternalTopicsDefinition"];
     expect([...exportedNames(V1)].sort()).toEqual(expected.sort());
   });
 });

@@ -14,6 +14,7 @@
  *   00        no tagged fields
  */
 
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { expect, it } from "vitest";
@@ -36,4 +37,29 @@ it("the shipped example decodes to the shipped JSON", () => {
 
 it("the shipped JSON encodes to the shipped bytes", () => {
   expect(toHex(StreamsGroupHeartbeatResponse.encode(StreamsGroupHeartbeatResponse.fromJson(json, 0), 0))).toBe(hex);
+});
+
+it("examples/streams-member-metadata.ts prints the hand-worked member and the tombstone", () => {
+  // The key and value bytes are worked out by hand in the example's comment; these are the values
+  // written there, and the offsets follow from baseOffset 41.
+  const out = execFileSync(process.execPath, ["--import", "tsx", "examples/streams-member-metadata.ts"], {
+    cwd: REPO_ROOT,
+    encoding: "utf8",
+  });
+  expect(
+    out
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as unknown),
+  ).toEqual([
+    {
+      offset: "41",
+      groupId: "orders-app",
+      memberId: "m-1",
+      processId: "p-1",
+      clientHost: "/10.0.0.7",
+      userEndpoint: { host: "h", port: 8080 },
+    },
+    { offset: "42", groupId: "orders-app", memberId: "m-2", removed: true },
+  ]);
 });

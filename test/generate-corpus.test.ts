@@ -42,13 +42,15 @@ describeShared("kafka-wire generate on Kafka's schemas", "kafka-schemas", (schem
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("generates one module per schema plus index.ts and protocol.ts and lists what it wrote", async () => {
+  it("generates one module per schema plus index.ts, protocol.ts and internal-topics.ts and lists what it wrote", async () => {
     expect(exitCode, stderr.text).toBe(0);
     const files = (await readdir(path.join(dir, "kafka"))).filter((f) => f.endsWith(".ts"));
-    // One module per schema (280), index.ts and protocol.ts.
-    expect(files).toHaveLength(282);
+    // One module per schema (280), index.ts, protocol.ts and internal-topics.ts (the coordinator,
+    // metadata and KRaft control records).
+    expect(files).toHaveLength(283);
     expect(files).toContain("index.ts");
     expect(files).toContain("protocol.ts");
+    expect(files).toContain("internal-topics.ts");
     expect(stdout.text).toContain("FetchRequest.ts");
   });
 

@@ -1074,6 +1074,9 @@ function pick(e: KafkaWireError): { code: string; path: string; offset: number }
 
 describeShared("nothing a caller passes in is modified (every seed golden vector)", "golden/seed", (dir) => {
   for (const [name, codec] of Object.entries(messages) as [string, MessageCodec<unknown>][]) {
+    // The key the repository adds for the seed's internal record has no seed vectors (Kafka's
+    // group-coordinator key with the same fields is covered with the corpus).
+    if (name === "StreamsGroupMemberMetadataKey") continue;
     it(`${name}: decode, encode, encodeInto, size, toJson and fromJson leave their inputs as they were`, () => {
       for (const vector of readGolden(path.join(dir, `${name}.json`))) {
         const input = bytes(vector.hex);

@@ -247,8 +247,8 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       (n, f) => n + readdirSync(path.join(shared, f)).filter((x) => x.endsWith(".json")).length,
       0,
     );
-    // One module per schema, plus index.ts and protocol.ts.
-    expect(fromRelease.size).toBe(schemaCount + 2);
+    // One module per schema, plus index.ts, protocol.ts and internal-topics.ts.
+    expect(fromRelease.size).toBe(schemaCount + 3);
     expect(fromRelease.has("SimpleExampleMessage.ts")).toBe(false);
     expect(fromRelease.get("FetchRequest.ts")).toContain(
       "from kafka-9.9.9-src/clients/src/main/resources/common/message/FetchRequest.json; do not edit.\n" +

@@ -5,7 +5,8 @@
  * Once per run (beforeAll), without touching the repository's own dist/: the build inputs are
  * copied into a temporary folder, built there with the repository's tsup configs, packed with
  * `npm pack`, and the library's tarball is installed alone into a temporary consumer project
- * (it must bring at most one dependency), the CLI's beside it into a second one. Then:
+ * (it must bring at most one dependency), the CLI's beside it into a second one (with
+ * kafka-wire-compression, which the CLI's `records` command uses). Then:
  * - publint (every level, strict) and Are The Types Wrong (`node16` profile: Node's `require`
  *   and `import`, and bundlers) find no problem;
  * - the consumer imports it as ESM (`import`) and as CommonJS (`require`), through the package
@@ -50,10 +51,14 @@ const BUILD_INPUTS = ["package.json", "README.md", "LICENSE", "tsconfig.json", "
 /** What the CLI package's build reads besides the library's inputs: the command and the generator it bundles. */
 const CLI_BUILD_INPUTS = ["cli", "generator"];
 
+/** The companion package the CLI depends on (for compressed record sets), built from its folder. */
+const COMPRESSION_BUILD_INPUTS = ["compression"];
+
 const SEED = [
   "StreamsGroupDescribeResponse",
   "StreamsGroupHeartbeatRequest",
   "StreamsGroupHeartbeatResponse",
+  "StreamsGroupMemberMetadataKey",
   "StreamsGroupMemberMetadataValue",
 ];
 
@@ -204,6 +209,12 @@ describe("the published package (built, packed and installed once)", () => {
           filter: (src) => !/[\\/](dist|node_modules)$/.test(src),
         });
       await tsup(path.join(pkgDir, "cli"));
+      for (const entry of COMPRESSION_BUILD_INPUTS)
+        await cp(path.join(REPO_ROOT, entry), path.join(pkgDir, entry), {
+          recursive: true,
+          filter: (src) => !/[\\/](dist|node_modules)$/.test(src),
+        });
+      await tsup(path.join(pkgDir, "compression"));
       await unlink(path.join(pkgDir, "node_modules"));
       const built = Date.now();
 
@@ -215,6 +226,7 @@ describe("the published package (built, packed and installed once)", () => {
       };
       const library = await pack(pkgDir);
       const cliPackage = await pack(path.join(pkgDir, "cli"));
+      const compressionPackage = await pack(path.join(pkgDir, "compression"));
 
       // 3. Install them into consumer projects: from npm's cache when it has the dependencies, else from the registry.
       let installMode = "offline (npm cache)";
@@ -235,7 +247,11 @@ describe("the published package (built, packed and installed once)", () => {
         return dir;
       };
       const consumer = await consumerWith("consumer", [library.tarball]);
-      const cliConsumer = await consumerWith("cli-consumer", [library.tarball, cliPackage.tarball]);
+      const cliConsumer = await consumerWith("cli-consumer", [
+        library.tarball,
+        cliPackage.tarball,
+        compressionPackage.tarball,
+      ]);
       staged = {
         root,
         pkgDir,
@@ -453,9 +469,9 @@ describe("the published package (built, packed and installed once)", () => {
         const { stdout } = await cli(["generate", "--schemas", schemas, "--out", "kafka"]);
         const written = stdout.split("\n").filter((l) => l.startsWith("wrote ")).length;
         const generatedIn = Date.now() - started;
-        // One module per schema plus the index and protocol.ts.
+        // One module per schema plus the index, protocol.ts and internal-topics.ts.
         const schemaCount = (await readdir(schemas, { recursive: true })).filter((f) => f.endsWith(".json")).length;
-        expect(written).toBe(schemaCount + 2);
+        expect(written).toBe(schemaCount + 3);
         await writeFile(
           path.join(cliConsumer, "tsconfig.json"),
           JSON.stringify({

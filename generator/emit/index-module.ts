@@ -42,10 +42,12 @@ export function indexModules(
   specs: readonly MessageSpec[],
   facts: IndexFacts,
   runtimeImport: string,
+  /** Further generated modules whose exports the index re-exports (e.g. `internal-topics`). */
+  extraModules: readonly string[] = [],
 ): Map<string, string> {
   const names = specs.map((s) => s.name).sort();
   const framing = names.includes("RequestHeader") && names.includes("ResponseHeader");
-  const files = new Map([["index.ts", indexModule(names, facts, framing)]]);
+  const files = new Map([["index.ts", indexModule(names, facts, framing, extraModules)]]);
   if (framing) files.set("protocol.ts", protocolModule(apisOf(specs), facts, runtimeImport));
   return files;
 }
@@ -54,13 +56,19 @@ function fileHeader(facts: IndexFacts): string {
   return header({ version: facts.version, source: facts.sources, command: facts.command });
 }
 
-function indexModule(names: readonly string[], facts: IndexFacts, framing: boolean): string {
+function indexModule(
+  names: readonly string[],
+  facts: IndexFacts,
+  framing: boolean,
+  extraModules: readonly string[],
+): string {
   const code = new Code();
   code.append(fileHeader(facts));
   for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
   if (framing) code.line('export { ApiKey, type Apis, protocol } from "./protocol.js";');
+  for (const m of extraModules) code.line(`export * from "./${m}.js";`);
   code.line("");
   code.line("/** Every generated codec, by message name. */");
   code.line(`export const messages = { ${names.join(", ")} } as const;`);

@@ -12,6 +12,13 @@ export type { MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
 export { defineMessage, initStruct, initStructs, type Init, type MessageDefinition } from "../runtime/codec.js";
 export { defineProtocol, type ProtocolDefinition, type TypedProtocol } from "../runtime/framing.js";
+export {
+  defineControlDecoder,
+  defineInternalTopics,
+  type InternalRecord,
+  type InternalTopics,
+  type InternalTopicsDefinition,
+} from "../runtime/internal-topics.js";
 export type { Reader } from "../runtime/reader.js";
 export {
   type Writer,

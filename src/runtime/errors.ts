@@ -51,7 +51,9 @@ export type KafkaWireErrorCode =
   /** A compressed payload that the codec cannot decompress (or compress) as given. */
   | "COMPRESSION_FAILED"
   /** Decompressed records larger than the `maxDecompressedBytes` cap (or than the size the format declares). */
-  | "DECOMPRESSED_TOO_LARGE";
+  | "DECOMPRESSED_TOO_LARGE"
+  /** An internal-topic record (or topic) the schema set has no schemas for (`internalTopics`). */
+  | "UNKNOWN_RECORD_TYPE";
 
 /**
  * A brand every kafka-wire error carries under a registry-wide symbol: the names of its class and

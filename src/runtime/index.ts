@@ -9,6 +9,17 @@ export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireError
 export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";
 export type { MessageCodec, EncodePlan, Init, InitValue } from "./codec.js";
 export { Reader, type DecodeOptions } from "./reader.js";
+export type {
+  InternalRecord,
+  InternalRecordBytes,
+  InternalRecordInit,
+  InternalRecordSchema,
+  InternalTopicDefinition,
+  InternalTopicsDefinition,
+  InternalTopicFraming,
+  InternalTopicRecords,
+  InternalTopics,
+} from "./internal-topics.js";
 export { Writer } from "./writer.js";
 export { ZERO_UUID, uuidFromString, uuidToString } from "./base64.js";
 export {

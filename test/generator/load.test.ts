@@ -1325,6 +1325,12 @@ describeShared("model defaults against Kafka's golden defaults", "golden", (gold
   });
 
   it("agrees for the design schemas", () => {
-    for (const file of jsonFiles(path.join(REPO_ROOT, "schemas"))) check(file, "seed", { apiKeys: SEED_APIKEYS });
+    // StreamsGroupMemberMetadataKey (the key the repository adds for the seed's internal record)
+    // has no seed vectors; Kafka's group-coordinator key with the same fields is checked above.
+    const files = jsonFiles(path.join(REPO_ROOT, "schemas")).filter(
+      (f) => path.basename(f) !== "StreamsGroupMemberMetadataKey.json",
+    );
+    expect(files).toHaveLength(4);
+    for (const file of files) check(file, "seed", { apiKeys: SEED_APIKEYS });
   });
 });

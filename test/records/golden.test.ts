@@ -16,7 +16,7 @@ import {
   type RecordSet,
 } from "../../src/records/index.js";
 import type { MessageCodec } from "../../src/runtime/index.js";
-import { corpusCodec } from "../support/corpus.js";
+import { corpusIndex } from "../support/corpus.js";
 import { describeShared } from "../support/shared.js";
 import {
   describeBatch,
@@ -43,24 +43,19 @@ const FILES = [
   "truncated-tail",
 ];
 
-/** The KRaft control records' schemas (raft/), decoded through the corpus codecs at version 0 (README: no version prefix). */
-const KRAFT_SCHEMAS: Partial<Record<ControlRecordTypeName, string>> = {
-  LEADER_CHANGE: "LeaderChangeMessage",
-  SNAPSHOT_HEADER: "SnapshotHeaderRecord",
-  SNAPSHOT_FOOTER: "SnapshotFooterRecord",
-  KRAFT_VERSION: "KRaftVersionRecord",
-  KRAFT_VOTERS: "VotersRecord",
-};
-
+/**
+ * The generated corpus index's `controlDecoder` (KRaft control records through the codecs of
+ * their schemas, version 0: no version prefix), with the decoded message written as Kafka's JSON
+ * for comparison with the vectors' `control`.
+ */
 async function kraftDecoder(): Promise<(type: ControlRecordTypeName, id: number, value: Uint8Array | null) => unknown> {
-  const codecsByType = new Map<ControlRecordTypeName, MessageCodec<unknown>>();
-  for (const [type, name] of Object.entries(KRAFT_SCHEMAS)) {
-    codecsByType.set(type as ControlRecordTypeName, await corpusCodec(name));
-  }
-  return (type, _id, value) => {
-    const codec = codecsByType.get(type);
-    if (codec === undefined || value === null) return undefined;
-    return JSON.parse(codec.toJson(codec.decode(value, 0), 0));
+  const { controlDecoder, controlSchemas } = (await corpusIndex()) as unknown as {
+    controlDecoder: (type: string, id: number, value: Uint8Array | null) => unknown;
+    controlSchemas: Record<string, MessageCodec<unknown>>;
+  };
+  return (type, id, value) => {
+    const decoded = controlDecoder(type, id, value);
+    return decoded === undefined ? undefined : JSON.parse(controlSchemas[type]!.toJson(decoded, 0));
   };
 }
 

@@ -106,7 +106,7 @@ export function describeBatch(b: RecordBatch | LegacyBatch): Record<string, unkn
   };
 }
 
-/** A vector's batch description without what this library does not produce (cluster-metadata's `metadataRecord`: issue 10 item 6). */
+/** A vector's batch description without cluster-metadata's `metadataRecord` (decoded by `internalTopics`: internal-topics.test.ts). */
 export function expectedBatch(b: Record<string, unknown>): Record<string, unknown> {
   if (!Array.isArray(b["records"])) return b;
   return {

@@ -1,0 +1,278 @@
+/**
+ * `kafka-wire records` (a record set as JSON lines, one per record) and `kafka-wire
+ * internal-record` (one internal-topic key/value pair as JSON). Registered by cli.ts, which
+ * gives these commands its input helpers and its choice of codecs (shipped, `--schemas`, `--kafka`).
+ *
+ * Compressed batches decode with the codecs of `kafka-wire-compression`, loaded by its package
+ * name when a record set needs them.
+ */
+
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import type { Command } from "commander";
+import type { DecodeRecordsOptions, DefaultRecord, LegacyBatch, RecordBatch, RecordSet } from "../src/records/index.js";
+import type { InternalTopics } from "../src/runtime/index.js";
+
+/** What the record commands need from the codecs a command runs with. */
+export interface RecordCodecs {
+  /** Internal-topic records of the schema set, when it has any. */
+  readonly internalTopics?: InternalTopics;
+  /** KRaft control records, when the schema set has their schemas. */
+  readonly controlDecoder?: DecodeRecordsOptions["controlDecoder"];
+  /** True for the codecs shipped with the CLI (the KIP-1071 seed set). */
+  readonly shipped: boolean;
+}
+
+/** What cli.ts lends these commands. */
+export interface RecordCommandDeps {
+  readonly stdout: { write(text: string): unknown };
+  readonly stderr: { write(text: string): unknown };
+  /** Everything on stdin, as bytes. @throws when stdin is a terminal (nothing piped). */
+  readonly readStdin: (what: string) => Promise<Uint8Array>;
+  readonly cwd: string;
+  readonly parseHex: (text: string) => Uint8Array;
+  /** Adds --schemas/--kafka/... to a command. */
+  readonly withSchemaSet: (command: Command) => Command;
+  /** The codecs chosen by those options (the shipped ones without them). */
+  readonly loadCodecs: (flags: object) => Promise<RecordCodecs>;
+}
+
+/** How key, value and header value bytes are printed. */
+export type BytesFormat = "auto" | "utf8" | "base64" | "hex";
+const BYTES_FORMATS: readonly BytesFormat[] = ["auto", "utf8", "base64", "hex"];
+
+interface RecordsFlags {
+  readonly file?: string;
+  readonly bytes?: string;
+  readonly topic?: string;
+  readonly skipCrc?: boolean;
+  readonly lenient?: boolean;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const lossyUtf8 = new TextDecoder("utf-8");
+
+/**
+ * Bytes as JSON-ready text in `format`; `auto` is UTF-8 text where the bytes are valid UTF-8,
+ * base64 otherwise, and says which it chose.
+ */
+export function showBytes(
+  bytes: Uint8Array | null,
+  format: BytesFormat,
+): { text: string | null; encoding: "utf8" | "base64" | "hex" | null } {
+  if (bytes === null) return { text: null, encoding: null };
+  if (format === "hex") return { text: Buffer.from(bytes).toString("hex"), encoding: "hex" };
+  if (format === "base64") return { text: Buffer.from(bytes).toString("base64"), encoding: "base64" };
+  if (format === "utf8") return { text: lossyUtf8.decode(bytes), encoding: "utf8" };
+  try {
+    return { text: strictUtf8.decode(bytes), encoding: "utf8" };
+  } catch {
+    return { text: Buffer.from(bytes).toString("base64"), encoding: "base64" };
+  }
+}
+
+/** True when `bytes` are hex text (digits, whitespace, an optional 0x) rather than a binary record set. */
+function isHexText(bytes: Uint8Array): boolean {
+  let digits = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    const hex = (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
+    const space = c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+    const prefix = (c === 0x78 || c === 0x58) && digits === 1 && bytes[i - 1] === 0x30;
+    if (hex) digits++;
+    else if (!space && !prefix) return false;
+  }
+  return digits > 0;
+}
+
+/** The batch fields printed with each record (Kafka's names; int64 values as decimal strings). */
+function batchFields(b: RecordBatch | LegacyBatch): Record<string, unknown> {
+  if (b.magic === 2) {
+    return {
+      baseOffset: String(b.baseOffset),
+      batchLength: b.batchLength,
+      partitionLeaderEpoch: b.partitionLeaderEpoch,
+      magic: b.magic,
+      crc: b.crc,
+      attributes: b.attributes,
+      compression: b.compression,
+      timestampType: b.timestampType,
+      isTransactional: b.isTransactional,
+      isControl: b.isControl,
+      hasDeleteHorizon: b.hasDeleteHorizon,
+      lastOffsetDelta: b.lastOffsetDelta,
+      baseTimestamp: String(b.baseTimestamp),
+      maxTimestamp: String(b.maxTimestamp),
+      producerId: String(b.producerId),
+      producerEpoch: b.producerEpoch,
+      baseSequence: b.baseSequence,
+      recordCount: b.recordCount,
+    };
+  }
+  return {
+    offset: String(b.offset),
+    messageSize: b.messageSize,
+    magic: b.magic,
+    crc: b.crc,
+    attributes: b.attributes,
+    compression: b.compression,
+    timestampType: b.timestampType,
+    timestamp: b.timestamp === null ? null : String(b.timestamp),
+  };
+}
+
+/** JSON.stringify with bigint as decimal strings (decoded KRaft control records hold int64s). */
+function toJsonLine(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v));
+}
+
+async function readRecordSet(deps: RecordCommandDeps, hex: string | undefined, file: string | undefined) {
+  if (hex !== undefined && file !== undefined) throw new Error("give the record set as hex or --file, not both");
+  if (hex !== undefined) return deps.parseHex(hex);
+  const bytes =
+    file !== undefined
+      ? new Uint8Array(
+          await readFile(path.resolve(deps.cwd, file)).catch((e: NodeJS.ErrnoException) => {
+            throw new Error(`cannot read ${file}: ${e.code ?? e.message}`);
+          }),
+        )
+      : await deps.readStdin("record set");
+  return isHexText(bytes) ? deps.parseHex(Buffer.from(bytes).toString("latin1")) : bytes;
+}
+
+async function recordsCommand(deps: RecordCommandDeps, hex: string | undefined, flags: RecordsFlags): Promise<void> {
+  const format = (flags.bytes ?? "auto") as BytesFormat;
+  if (!BYTES_FORMATS.includes(format)) {
+    throw new Error(`--bytes ${JSON.stringify(flags.bytes)}: expected one of ${BYTES_FORMATS.join(", ")}`);
+  }
+  const bytes = await readRecordSet(deps, hex, flags.file);
+  const codecSet = await deps.loadCodecs(flags);
+  const internal = flags.topic === undefined ? undefined : codecSet.internalTopics;
+  if (flags.topic !== undefined && (internal === undefined || !internal.topics.includes(flags.topic))) {
+    throw new Error(
+      `no internal-topic records for ${flags.topic} in ${codecSet.shipped ? "the shipped codecs" : "this schema set"}` +
+        (codecSet.shipped ? "; pass --kafka <version> for Kafka's" : ""),
+    );
+  }
+  const { codecs } = await import("kafka-wire-compression");
+  const { decodeRecords } = await import("../src/records/index.js");
+  const set: RecordSet = await decodeRecords(bytes, {
+    codecs: codecs as DecodeRecordsOptions["codecs"],
+    verifyCrc: flags.skipCrc !== true,
+    lenient: flags.lenient === true,
+    ...(codecSet.controlDecoder === undefined ? {} : { controlDecoder: codecSet.controlDecoder }),
+  });
+  for (const batch of set.batches) {
+    const fields = batchFields(batch);
+    for (const r of batch.records) {
+      const key = showBytes(r.key, format);
+      const value = showBytes(r.value, format);
+      const line: Record<string, unknown> = {
+        batch: fields,
+        offset: String(r.offset),
+        timestamp: String(r.timestamp),
+        key: key.text,
+        value: value.text,
+      };
+      if (format === "auto") {
+        line["keyEncoding"] = key.encoding;
+        line["valueEncoding"] = value.encoding;
+      }
+      line["headers"] = r.headers.map((h) => {
+        const v = showBytes(h.value, format);
+        return format === "auto"
+          ? { key: h.key, value: v.text, valueEncoding: v.encoding }
+          : { key: h.key, value: v.text };
+      });
+      const control = batch.magic === 2 ? (r as DefaultRecord).control : undefined;
+      if (control !== undefined) line["control"] = control;
+      if (internal !== undefined && control === undefined) {
+        line["internal"] = JSON.parse(internal.toJson(flags.topic!, internal.decode(flags.topic!, r.key, r.value)));
+      }
+      deps.stdout.write(`${toJsonLine(line)}\n`);
+    }
+  }
+  if (set.incompleteTail > 0) {
+    deps.stderr.write(
+      `note: the last ${set.incompleteTail} bytes are an incomplete batch (a fetch cut short), not shown\n`,
+    );
+  }
+}
+
+interface InternalRecordFlags {
+  readonly key?: string;
+  readonly value?: string;
+}
+
+async function internalRecordCommand(
+  deps: RecordCommandDeps,
+  topic: string,
+  flags: InternalRecordFlags,
+): Promise<void> {
+  const codecSet = await deps.loadCodecs(flags);
+  const internal = codecSet.internalTopics;
+  if (internal === undefined || !internal.topics.includes(topic)) {
+    const known = internal === undefined || internal.topics.length === 0 ? "none" : internal.topics.join(", ");
+    throw new Error(
+      `no records of ${topic} in ${codecSet.shipped ? "the shipped codecs" : "this schema set"} (its internal topics: ${known})` +
+        (codecSet.shipped ? "; pass --kafka <version> for Kafka's coordinator and metadata records" : ""),
+    );
+  }
+  const key = flags.key === undefined ? null : deps.parseHex(flags.key);
+  const value = flags.value === undefined ? null : deps.parseHex(flags.value);
+  deps.stdout.write(`${internal.toJson(topic, internal.decode(topic, key, value))}\n`);
+}
+
+/** Registers `records` and `internal-record` on the program. */
+export function registerRecordCommands(program: Command, deps: RecordCommandDeps): void {
+  deps
+    .withSchemaSet(
+      program
+        .command("records")
+        .description(
+          "decode a record set (a Fetch/Produce `records` field, a log segment) into JSON lines: one per record, with its batch's fields",
+        )
+        .argument("[hex]", "the record set as hex; else --file, else stdin (binary or hex)"),
+    )
+    .option("--file <path>", "read the record set from a file (binary, or hex text)")
+    .option(
+      "--bytes <format>",
+      "how keys, values and header values print: auto (UTF-8 text where valid, else base64; adds keyEncoding/valueEncoding), utf8, base64 or hex",
+      "auto",
+    )
+    .option("--topic <name>", "also decode each key/value as a record of this internal topic (e.g. __consumer_offsets)")
+    .option("--skip-crc", "do not verify batch CRCs (as a consumer with check.crcs=false)")
+    .option("--lenient", "read what Kafka's Java reader tolerates (see decodeRecords' `lenient`)")
+    .addHelpText(
+      "after",
+      "\nint64 values print as decimal strings. Compressed batches (gzip, snappy, lz4, zstd) decode with\n" +
+        "kafka-wire-compression. KRaft control records decode with a schema set that has their schemas\n" +
+        "(--kafka <version>).\n\nExamples:\n  kafka-wire records --file 00000000000000000000.log --bytes hex\n" +
+        "  kafka-wire records --file offsets.bin --topic __consumer_offsets --kafka 4.1.0",
+    )
+    .action(async (hex: string | undefined, flags: RecordsFlags) => {
+      await recordsCommand(deps, hex, flags);
+    });
+
+  deps
+    .withSchemaSet(
+      program
+        .command("internal-record")
+        .description(
+          "decode one internal-topic record (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata, ...) as JSON",
+        )
+        .argument("<topic>", "the internal topic, e.g. __consumer_offsets"),
+    )
+    .option("--key <hex>", "the record key as hex (coordinator topics)")
+    .option("--value <hex>", "the record value as hex; omit for a tombstone")
+    .addHelpText(
+      "after",
+      "\nPrints {recordType, keySchema, key, valueSchema, valueVersion, value} with the key and value in\n" +
+        "Kafka's JSON form. The shipped codecs know only the KIP-1071 seed's streams member metadata\n" +
+        "(record type 19); --kafka <version> gives every record type of that release.\n\nExample:\n" +
+        "  kafka-wire internal-record __consumer_offsets --key 0013000a6f72646572732d6170700003... --value 0000...",
+    )
+    .action(async (topic: string, flags: InternalRecordFlags) => {
+      await internalRecordCommand(deps, topic, flags);
+    });
+}

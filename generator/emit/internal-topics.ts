@@ -1,0 +1,142 @@
+/**
+ * The generated `internal-topics.ts`: `internalTopics` (decode/encode of the internal topics'
+ * keys and values, typed per topic) and `controlDecoder` (the KRaft control records of record
+ * batches), for a schema set that has such schemas (see ../internal-topics.ts for which). Its
+ * own module, so that importing a codec from the index does not keep these tables in a bundle.
+ */
+
+import { SchemaError } from "../errors.js";
+import type { InternalTopicsPlan } from "../internal-topics.js";
+import type { MessageSpec } from "../model.js";
+import { Code } from "./code.js";
+import { header, jsDoc, type HeaderFacts } from "./names.js";
+
+/** The generated module's file name (without `.ts`). */
+export const INTERNAL_TOPICS_MODULE = "internal-topics";
+
+/** Names the module imports from the runtime. */
+const RUNTIME_NAMES = ["defineControlDecoder", "defineInternalTopics", "InternalRecord", "InternalTopics"];
+
+/** `__consumer_offsets` → `ConsumerOffsetsRecord`. */
+export function topicTypeName(topic: string): string {
+  const words = topic.split(/[^A-Za-z0-9]+/).filter((w) => w !== "");
+  return `${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("")}Record`;
+}
+
+/** True when the schema set has anything for the module. */
+export function hasInternalTopics(plan: InternalTopicsPlan): boolean {
+  return plan.topics.length > 0 || plan.control.length > 0;
+}
+
+/** The names the module exports (the index re-exports them all). */
+export function internalTopicsExports(plan: InternalTopicsPlan): string[] {
+  const names: string[] = [];
+  if (plan.topics.length > 0) {
+    names.push("internalTopics", "InternalTopicRecords", ...plan.topics.map((t) => topicTypeName(t.topic)));
+  }
+  if (plan.control.length > 0) names.push("controlDecoder", "controlSchemas", "KRaftControlRecord");
+  return names;
+}
+
+/** The module text (unformatted). @throws SchemaError when a message name clashes with a name the module defines or imports. */
+export function internalTopicsModule(
+  plan: InternalTopicsPlan,
+  facts: Omit<HeaderFacts, "source"> & { readonly sources: string },
+  runtimeImport: string,
+  messageNames: readonly string[],
+): string {
+  const own = new Set([...internalTopicsExports(plan), ...RUNTIME_NAMES]);
+  for (const name of messageNames) {
+    if (own.has(name)) {
+      throw new SchemaError({
+        file: name,
+        line: 1,
+        column: 1,
+        reason: `message ${name} clashes with ${name} in the generated ${INTERNAL_TOPICS_MODULE}.ts`,
+      });
+    }
+  }
+  const used = new Set<string>();
+  for (const t of plan.topics) for (const r of t.records) for (const s of [r.key, r.value]) if (s) used.add(s.name);
+  for (const c of plan.control) used.add(c.schema.name);
+
+  const code = new Code();
+  code.append(header({ version: facts.version, source: facts.sources, command: facts.command }));
+  const runtime = [
+    ...(plan.control.length > 0 ? ["defineControlDecoder"] : []),
+    ...(plan.topics.length > 0 ? ["defineInternalTopics", "type InternalRecord", "type InternalTopics"] : []),
+  ];
+  code.line(`import { ${runtime.join(", ")} } from ${JSON.stringify(runtimeImport)};`);
+  for (const n of [...used].sort()) code.line(`import { ${n} } from "./${n}.js";`);
+
+  const literal = (s: MessageSpec | null) => (s === null ? "null" : JSON.stringify(s.name));
+  const type = (s: MessageSpec | null) => (s === null ? "null" : s.name);
+  for (const t of plan.topics) {
+    code.line("");
+    code.append(
+      jsDoc(
+        `A decoded record of \`${t.topic}\` (${t.framing === "coordinator" ? "int16 record type + key; int16 version + value, null for a tombstone" : "value: varint frame version 1, api key, version, body"}), by record type.`,
+      ),
+    );
+    code.line(`export type ${topicTypeName(t.topic)} =`);
+    for (const r of t.records) {
+      code.line(
+        `  | InternalRecord<${r.recordType}, ${literal(r.key)}, ${type(r.key)}, ${literal(r.value)}, ${type(r.value)}>`,
+      );
+    }
+    code.line(";");
+  }
+  if (plan.topics.length > 0) {
+    code.line("");
+    code.line("/** Each internal topic's decoded records. */");
+    code.line("export interface InternalTopicRecords {");
+    for (const t of plan.topics) {
+      code.line(`  /** The records of \`${t.topic}\`. */`);
+      code.line(`  ${t.topic}: ${topicTypeName(t.topic)};`);
+    }
+    code.line("}");
+    code.line("");
+    code.append(
+      jsDoc(
+        "Kafka's internal-topic records of this schema set: `decode(topic, key, value)` returns the record type,\n" +
+          "key and value schema names, the value version and the typed key and value (value null for a\n" +
+          "tombstone); `encode` writes them as Kafka's serdes do. Unknown record types are `UNKNOWN_RECORD_TYPE`.",
+      ),
+    );
+    code.line(
+      "export const internalTopics: InternalTopics<InternalTopicRecords> = /*@__PURE__*/ defineInternalTopics<InternalTopicRecords>({",
+    );
+    for (const t of plan.topics) {
+      code.line(`  ${t.topic}: {`);
+      code.line(`    framing: ${JSON.stringify(t.framing)},`);
+      code.line("    records: [");
+      for (const r of t.records) {
+        code.line(
+          `      { recordType: ${r.recordType}, key: ${type(r.key)}, keyVersion: ${r.keyVersion}, value: ${r.value.name} },`,
+        );
+      }
+      code.line("    ],");
+      code.line("  },");
+    }
+    code.line("});");
+  }
+  if (plan.control.length > 0) {
+    code.line("");
+    code.line("/** A decoded KRaft control record value. */");
+    code.line(`export type KRaftControlRecord = ${plan.control.map((c) => c.schema.name).join(" | ")};`);
+    code.line("");
+    code.line("/** The KRaft control record schemas by control type (Kafka's ControlRecordType). */");
+    code.line("export const controlSchemas = {");
+    for (const c of plan.control) code.line(`  ${c.type}: ${c.schema.name},`);
+    code.line("} as const;");
+    code.line("");
+    code.append(
+      jsDoc(
+        "`decodeRecords(bytes, { controlDecoder })` (kafka-wire/records): decodes KRaft control records\n" +
+          "(version 0 bodies, no version prefix) into `record.control.decoded`.",
+      ),
+    );
+    code.line("export const controlDecoder = /*@__PURE__*/ defineControlDecoder<KRaftControlRecord>(controlSchemas);");
+  }
+  return `${code}\n`;
+}
