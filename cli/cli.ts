@@ -51,9 +51,6 @@ class CliError extends Error {
   }
 }
 
-/** What `generate` prints its own one-line message for (no `error:` prefix), e.g. a SchemaError. */
-class PlainCliError extends CliError {}
-
 /** The package root module's codecs (the shipped ones), loaded lazily. */
 let shippedPromise: Promise<CodecSet> | undefined;
 
@@ -99,7 +96,7 @@ interface SchemaSetFlags {
  * The codecs a command works on: a schema set's (`--schemas`, `--kafka`, `--kafka-source`;
  * generated once into the cache, see codecs.ts), else the shipped ones.
  * @throws CliError for conflicting options, a Kafka release that cannot be had, or an unusable
- *   cache; PlainCliError for a schema that does not load.
+ *   cache; CliError for a schema that does not load.
  */
 async function loadCodecs(io: CliIO, flags: SchemaSetFlags): Promise<CodecSet> {
   if (flags.kafka === undefined && flags.kafkaMirror !== undefined)
@@ -123,7 +120,7 @@ async function loadCodecs(io: CliIO, flags: SchemaSetFlags): Promise<CodecSet> {
     });
     return { ...loaded.codecs, shipped: false };
   } catch (error) {
-    if (error instanceof SchemaError) throw new PlainCliError(oneLine(error.message));
+    if (error instanceof SchemaError) throw new CliError(oneLine(error.message));
     if (error instanceof KafkaReleaseError) throw new CliError(error.message);
     throw error;
   }
@@ -575,6 +572,7 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
       out: flags.out,
       runtimeImport: flags.runtimeImport,
       apiKeyFlags: flags.apiKey,
+      replacesSchemas: kafka !== undefined,
     };
     const settings = await resolveSettings(input);
     base = settings.base;
@@ -593,7 +591,7 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
     });
   } catch (error) {
     if (error instanceof ConfigError) throw new CliError(error.message);
-    if (error instanceof SchemaError) throw new PlainCliError(error.message.split("\n").join(" "));
+    if (error instanceof SchemaError) throw new CliError(error.message.split("\n").join(" "));
     throw error;
   } finally {
     await kafka?.cleanup();
@@ -662,7 +660,7 @@ async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: {
     const locate = (p: string): string => (path.isAbsolute(p) || cwd === process.cwd() ? p : path.resolve(cwd, p));
     report = diffSchemaFiles(locate(oldPath), locate(newPath));
   } catch (error) {
-    if (error instanceof SchemaError) throw new PlainCliError(oneLine(error.message));
+    if (error instanceof SchemaError) throw new CliError(oneLine(error.message));
     if (error instanceof SchemaMismatchError) throw new CliError(error.message);
     throw error;
   }
@@ -682,7 +680,7 @@ async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: {
  * @returns the exit code: 0 on success (and for `--help`/`--version`), 1 on any error. Errors are
  *   never thrown: they are written to `io.stderr` as one line `error: <message>` (a
  *   KafkaWireError's starts with its code: `error: INVALID_LENGTH: … at activeTasks (byte offset 17)`;
- *   a SchemaError is printed as its own `file:line:column: reason` line).
+ *   a SchemaError's is `error: file:line:column: reason`, which terminals and editors still link).
  */
 export async function main(argv: readonly string[], io: CliIO): Promise<number> {
   let exitCode = 0;
@@ -869,10 +867,6 @@ function reportError(io: CliIO, error: unknown): number {
   if (error instanceof CommanderError) {
     // Commander has already printed its message (help, version or a usage error).
     return error.exitCode === 0 ? 0 : 1;
-  }
-  if (error instanceof PlainCliError) {
-    io.stderr.write(error.message + "\n");
-    return 1;
   }
   io.stderr.write(`error: ${errorText(error)}\n`);
   return 1;

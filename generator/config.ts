@@ -53,6 +53,8 @@ export interface SettingsInput {
   readonly runtimeImport?: string;
   /** `Name=number` strings, as given to `--api-key`; they win over the configuration file's. */
   readonly apiKeyFlags?: readonly string[];
+  /** True when the caller brings a schema set of its own other than `schemas` (`--kafka`). */
+  readonly replacesSchemas?: boolean;
 }
 
 /** Fully resolved settings; paths are relative to `base`. */
@@ -173,7 +175,9 @@ export function parseApiKeyFlags(values: readonly string[]): Record<string, numb
 
 /**
  * The settings `generate` runs with: the caller's values over the configuration file's over the
- * defaults (`schemas`, `generated`, {@link DEFAULT_RUNTIME_IMPORT}).
+ * defaults. The configuration's `apiKeys` and `internalRecords` apply only to its own schema set:
+ * with `--schemas` or `--kafka` they are left out (`--api-key` still applies). The defaults are
+ * `schemas`, `generated` and {@link DEFAULT_RUNTIME_IMPORT}.
  * @throws ConfigError for a missing explicit configuration file, a bad file or a bad override.
  */
 export async function resolveSettings(input: SettingsInput): Promise<GenerateSettings> {
@@ -194,13 +198,16 @@ export async function resolveSettings(input: SettingsInput): Promise<GenerateSet
   if (input.runtimeImport !== undefined && input.runtimeImport.trim() === "") {
     throw new ConfigError(`--runtime-import needs a module specifier, e.g. ${DEFAULT_RUNTIME_IMPORT}`);
   }
+  // The configuration's apiKeys and internalRecords name messages of its own schema set: another
+  // set (`--schemas`, `--kafka`) does not get them (it may well not define those messages).
+  const ownSchemas = input.schemas === undefined && input.replacesSchemas !== true;
   return {
     base,
     schemas: input.schemas?.map(fromCaller) ?? config.schemas ?? ["schemas"],
     out: input.out !== undefined ? fromCaller(input.out) : (config.out ?? "generated"),
     runtimeImport: input.runtimeImport ?? config.runtimeImport ?? DEFAULT_RUNTIME_IMPORT,
-    apiKeys: { ...config.apiKeys, ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
-    internalRecords: config.internalRecords ?? {},
+    apiKeys: { ...(ownSchemas ? config.apiKeys : {}), ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
+    internalRecords: (ownSchemas ? config.internalRecords : undefined) ?? {},
     ...(configFile === undefined ? {} : { configFile }),
   };
 }

@@ -462,7 +462,7 @@ describe("generate", () => {
     expect(readFileSync(path.join(dir, "out", "helpers.ts"), "utf8")).toBe("export const mine = 1;\n");
   });
 
-  it("prints a schema error as its one-line file:line:column message", async () => {
+  it("prints a schema error as one line: error: file:line:column: message", async () => {
     const dir = tempProject();
     writeFileSync(
       path.join(dir, "schemas", "Broken.json"),
@@ -471,7 +471,7 @@ describe("generate", () => {
     const r = await run(["generate", "--check", "--schemas", "schemas/Broken.json"], { cwd: dir });
     expect(r.code).toBe(1);
     expect(r.stdout).toBe("");
-    expect(r.stderr).toMatch(/^schemas\/Broken\.json:\d+:\d+: [^\n]+\n$/);
+    expect(r.stderr).toMatch(/^error: schemas\/Broken\.json:\d+:\d+: [^\n]+\n$/);
   });
 
   it("rejects a malformed --api-key and a missing --config", async () => {

@@ -1037,6 +1037,17 @@ export function decodeRecords(bytes: Uint8Array, options: DecodeRecordsOptions =
   // times slower than a plain view: read through a plain Uint8Array over the same memory.
   if (bytes.constructor !== Uint8Array) bytes = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const maxBytes = options.maxDecompressedBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  // NaN or a negative cap would silently switch the decompression-bomb guard off.
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+    throw new KafkaRecordsError(
+      "INVALID_VALUE",
+      `maxDecompressedBytes must be a whole number of bytes, 0 or more; got ${String(maxBytes)}`,
+      -1,
+      "",
+      null,
+      0,
+    );
+  }
   const ctx: Context = {
     strict: options.lenient !== true,
     verifyCrc: options.verifyCrc !== false,

@@ -398,6 +398,13 @@ describe("record sets", () => {
       ).toBe(100_000);
     }
     expect(big.length).toBeLessThan(1000);
+    // A cap that is not a byte count (NaN from Number(undefined), a negative one) would turn the
+    // guard off: it is refused before anything is decompressed.
+    for (const cap of [Number.NaN, -1, 1.5, Infinity]) {
+      expect(() => decodeRecords(big, { codecs, maxDecompressedBytes: cap })).toThrow(
+        expect.objectContaining({ code: "INVALID_VALUE" }),
+      );
+    }
   });
 });
 
