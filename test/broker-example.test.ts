@@ -15,6 +15,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../cli/cli.js";
+import { startBroker } from "../examples/broker/broker.js";
+import { corpusIndex } from "./support/corpus.js";
 import { buildSourceRelease, serveRoutes, sha512 } from "./support/kafka-mirror.js";
 import {
   findLibrdkafka,
@@ -124,6 +126,31 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
       /^typo\.ts\(2,\d+\): error TS2561: .*'topcs' does not exist in type 'Init<MetadataRequest>'/,
     );
   }, 120_000);
+
+  // The README's four-command path in a clone: the client example against the example broker
+  // (examples/broker/, built on kafka-wire), with Kafka 4's version table on both sides.
+  it("runs against the example broker: ApiVersions v3, then Metadata v13 twice, paired", async () => {
+    const { protocol } = await corpusIndex();
+    const broker = await startBroker({ protocol, topics: [{ name: "demo", partitions: 2 }] });
+    try {
+      const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
+      const { stdout } = await run(process.execPath, [tsx, "client.ts", `${broker.host}:${broker.port}`, "demo"], {
+        cwd: project,
+        timeout: 60_000,
+      });
+      const lines = stdout.trim().split("\n");
+      expect(lines[0]).toMatch(/^ApiVersions v3: the broker speaks \d+ APIs$/);
+      const replies = lines.filter((l) => l.startsWith("Metadata v13 (correlation id"));
+      expect(replies).toHaveLength(2);
+      for (const [k, reply] of replies.entries()) {
+        expect(reply).toContain(`(correlation id ${k + 2})`);
+        expect(reply).toContain(`brokers 1=${broker.host}:${broker.port}`);
+        expect(reply).toContain("[demo: 2 partitions, error code 0]");
+      }
+    } finally {
+      await broker.close();
+    }
+  }, 90_000);
 
   describe(`run against librdkafka ${LIBRDKAFKA_VERSION}'s mock cluster`, () => {
     const librdkafka = findLibrdkafka();
