@@ -174,6 +174,18 @@ export function parseApiKeyFlags(values: readonly string[]): Record<string, numb
 }
 
 /**
+ * The configuration's `runtimeImport` as seen from `out`: a relative specifier (`../src/codegen/v1.js`)
+ * is relative to the configured output folder, so another `--out` gets the same target.
+ */
+function rebaseRuntimeImport(config: GenerateConfig, base: string, out: string): string | undefined {
+  const spec = config.runtimeImport;
+  if (spec === undefined || !(spec.startsWith("./") || spec.startsWith("../"))) return spec;
+  const target = path.resolve(base, config.out ?? "generated", spec);
+  const rebased = path.relative(path.resolve(base, out), target).split(path.sep).join("/");
+  return rebased.startsWith(".") ? rebased : `./${rebased}`;
+}
+
+/**
  * The settings `generate` runs with: the caller's values over the configuration file's over the
  * defaults. The configuration's `apiKeys` and `internalRecords` apply only to its own schema set:
  * with `--schemas` or `--kafka` they are left out (`--api-key` still applies). The defaults are
@@ -201,11 +213,12 @@ export async function resolveSettings(input: SettingsInput): Promise<GenerateSet
   // The configuration's apiKeys and internalRecords name messages of its own schema set: another
   // set (`--schemas`, `--kafka`) does not get them (it may well not define those messages).
   const ownSchemas = input.schemas === undefined && input.replacesSchemas !== true;
+  const out = input.out !== undefined ? fromCaller(input.out) : (config.out ?? "generated");
   return {
     base,
     schemas: input.schemas?.map(fromCaller) ?? config.schemas ?? ["schemas"],
-    out: input.out !== undefined ? fromCaller(input.out) : (config.out ?? "generated"),
-    runtimeImport: input.runtimeImport ?? config.runtimeImport ?? DEFAULT_RUNTIME_IMPORT,
+    out,
+    runtimeImport: input.runtimeImport ?? rebaseRuntimeImport(config, base, out) ?? DEFAULT_RUNTIME_IMPORT,
     apiKeys: { ...(ownSchemas ? config.apiKeys : {}), ...parseApiKeyFlags(input.apiKeyFlags ?? []) },
     internalRecords: (ownSchemas ? config.internalRecords : undefined) ?? {},
     ...(configFile === undefined ? {} : { configFile }),

@@ -13,6 +13,8 @@ describe("resolveSettings", () => {
       path.join(dir, "kafka-wire.config.json"),
       JSON.stringify({
         schemas: ["schemas"],
+        out: "generated",
+        runtimeImport: "../src/codegen/v1.js",
         apiKeys: { Foo: 5 },
         internalRecords: { FooValue: { topic: "__consumer_offsets", recordType: 90, key: "FooKey" } },
       }),
@@ -35,5 +37,14 @@ describe("resolveSettings", () => {
       expect(s.apiKeys).toEqual({ Bar: 7 });
       expect(s.internalRecords).toEqual({});
     }
+  });
+
+  it("keeps a relative runtimeImport pointing at the same module when --out moves the output", async () => {
+    expect((await resolveSettings({ cwd: dir })).runtimeImport).toBe("../src/codegen/v1.js");
+    expect((await resolveSettings({ cwd: dir, out: "examples/kafka" })).runtimeImport).toBe("../../src/codegen/v1.js");
+    expect((await resolveSettings({ cwd: dir, out: "." })).runtimeImport).toBe("./src/codegen/v1.js");
+    expect((await resolveSettings({ cwd: dir, out: "x", runtimeImport: "kafka-wire/codegen/v1" })).runtimeImport).toBe(
+      "kafka-wire/codegen/v1",
+    );
   });
 });
