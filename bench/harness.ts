@@ -97,6 +97,11 @@ export function checksum(): number {
   return checksumValue >>> 0;
 }
 
+/** Adds another process's {@link checksum} (an op run in a child process). */
+export function addToChecksum(value: number): void {
+  checksumValue = (checksumValue + value) | 0;
+}
+
 type Loop = (run: () => number, n: number) => number;
 type AsyncLoop = (run: () => Promise<number>, n: number) => Promise<number>;
 const AsyncFunction = (async () => {}).constructor as new (...args: string[]) => AsyncLoop;

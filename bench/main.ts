@@ -10,18 +10,36 @@
  *   npm run bench -- --baseline-rev a02f9cf   adds that revision's kafka-wire as a contender on
  *                                      every kafka-wire op ("kafka-wire (baseline)", see baseline.ts)
  *   npm run bench -- --baseline DIR    the same with a folder --baseline-rev prepared
+ *   npm run bench -- --one-process     every op in this process (default: each op in a fresh one)
+ *
+ * Each op runs in a fresh Node process of its own (`--child-op`), its contenders interleaved in
+ * rounds there: what ran before (other ops warm and specialise the same runtime functions with
+ * their own inputs) otherwise moved results by up to ±20% from run to run, and by more for one
+ * build than for another, since the builds share no code but the peers.
  *
  * This is a program, not a test: nothing here asserts a timing. It fails (exit 1) only when a
  * contender does not produce or accept the same bytes, since the numbers would then mean nothing.
  */
 
+import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { parseArgs, promisify } from "node:util";
 import { loadCorpusCodecs, REPO_ROOT, SCHEMAS_DIR } from "./corpus.js";
 import { loadBaseline, prepareBaseline } from "./baseline.js";
-import { checksum, measureAllocation, prewarm, runOp, type Op, type OpResult, type Settings } from "./harness.js";
+import {
+  addToChecksum,
+  checksum,
+  measureAllocation,
+  prewarm,
+  runOp,
+  type ContenderResult,
+  type Op,
+  type OpResult,
+  type Settings,
+} from "./harness.js";
 import { CURRENT_SEEDS, seedMessageOps, sharedOps, type Builds } from "./ops.js";
 import { installedVersions } from "./peers.js";
 import { recordOps } from "./records.js";
@@ -46,11 +64,15 @@ async function main(): Promise<void> {
       rounds: { type: "string" },
       baseline: { type: "string" },
       "baseline-rev": { type: "string" },
+      "one-process": { type: "boolean", default: false },
+      "child-op": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
-    log("usage: npm run bench [-- --quick] [--filter TEXT] [--rounds N] [--baseline-rev REV | --baseline DIR]");
+    log(
+      "usage: npm run bench [-- --quick] [--filter TEXT] [--rounds N] [--baseline-rev REV | --baseline DIR] [--one-process]",
+    );
     return;
   }
   let settings = values.quick ? QUICK : FULL;
@@ -59,6 +81,7 @@ async function main(): Promise<void> {
     throw new Error("give --baseline or --baseline-rev, not both");
   }
 
+  const child = values["child-op"];
   const t0 = performance.now();
   const corpus = await loadCorpusCodecs();
   const notes: string[] = [];
@@ -67,7 +90,7 @@ async function main(): Promise<void> {
       `${SCHEMAS_DIR} not found: only the seed messages were benchmarked, with no peers (they implement none of them).`,
     );
     log(`WARNING: ${notes[0]}`);
-  } else {
+  } else if (child === undefined) {
     log(`generated the corpus codecs into bench/.generated/ in ${Math.round(performance.now() - t0)} ms`);
   }
 
@@ -79,7 +102,9 @@ async function main(): Promise<void> {
     const loaded = await loadBaseline(baselineDir);
     baselineLabel = loaded.label;
     baseline = loaded.codecs;
-    log(`baseline: kafka-wire at ${baselineLabel} (${path.relative(process.cwd(), baselineDir)})`);
+    if (child === undefined) {
+      log(`baseline: kafka-wire at ${baselineLabel} (${path.relative(process.cwd(), baselineDir)})`);
+    }
   }
 
   const builds: Builds = { current: { seeds: CURRENT_SEEDS, corpus }, baseline };
@@ -88,27 +113,34 @@ async function main(): Promise<void> {
     ...seedMessageOps(builds),
     ...(await recordOps(corpus)),
   ];
+  if (child !== undefined) {
+    await runChild(ops, child, settings, values.quick ? ALLOCATION_MS.quick : ALLOCATION_MS.full);
+    return;
+  }
   const filter = values.filter?.toLowerCase();
   if (filter !== undefined) ops = ops.filter((op) => op.name.toLowerCase().includes(filter));
   if (ops.length === 0) throw new Error(`no op matches --filter ${values.filter}`);
+  if (new Set(ops.map((op) => op.name)).size !== ops.length) throw new Error("two ops share a name");
 
   // Verify everything first: a contender that writes or reads different bytes makes its numbers meaningless.
   for (const op of ops) for (const c of op.contenders) await c.verify();
   const contenders = ops.reduce((n, op) => n + op.contenders.length, 0);
   log(`verified ${contenders} contenders on ${ops.length} ops: identical bytes / values`);
 
-  await prewarm(ops, settings.warmupMs / 4);
-
+  const isolate = !values["one-process"];
   const results: OpResult[] = [];
+  if (!isolate) await prewarm(ops, settings.warmupMs / 4);
   for (const [i, op] of ops.entries()) {
-    const result = await runOp(op, settings);
+    const result = isolate ? { op, results: await runInChild(op, values, baselineDir) } : await runOp(op, settings);
     results.push(result);
     const summary = result.results.map((r) => `${r.name} ${r.ns.toFixed(0)} ns`).join(", ");
     log(`[${i + 1}/${ops.length}] ${op.name}: ${summary}`);
   }
 
-  await measureAllocation(results, values.quick ? ALLOCATION_MS.quick : ALLOCATION_MS.full);
-  log("measured heap allocation per call");
+  if (!isolate) {
+    await measureAllocation(results, values.quick ? ALLOCATION_MS.quick : ALLOCATION_MS.full);
+    log("measured heap allocation per call");
+  }
 
   const seconds = (performance.now() - started) / 1e3;
   const versions = installedVersions(REPO_ROOT);
@@ -118,7 +150,7 @@ async function main(): Promise<void> {
     `- Machine: ${cpu}, ${os.cpus().length} logical cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()} ${os.arch()}`,
     `- Node.js ${process.version} (V8 ${process.versions.v8}), TypeScript run through tsx`,
     `- Peers: @platformatic/kafka ${versions["@platformatic/kafka"]}, kafkajs ${versions["kafkajs"]}; harness: mitata ${versions["mitata"]} (warm-up/calibration) + interleaved rounds`,
-    `- Settings: ${settings.rounds} interleaved rounds × ~${settings.roundMs} ms per contender, median of rounds${values.quick ? " (--quick)" : ""}${filter !== undefined ? `, --filter ${values.filter}` : ""}`,
+    `- Settings: ${settings.rounds} interleaved rounds × ~${settings.roundMs} ms per contender, median of rounds${values.quick ? " (--quick)" : ""}${filter !== undefined ? `, --filter ${values.filter}` : ""}; ${isolate ? "each op in a fresh process" : "every op in one process (--one-process)"}`,
     ...(baselineLabel === undefined
       ? []
       : [
@@ -158,6 +190,48 @@ async function main(): Promise<void> {
   } else {
     log("not writing bench/results.md (only full, unfiltered runs do)");
   }
+}
+
+/** What a `--child-op` process prints on its last stdout line. */
+interface ChildReport {
+  readonly results: readonly ContenderResult[];
+  readonly checksum: number;
+}
+
+/** `--child-op NAME`: warms and times that one op (exact name) and its allocation, then reports on stdout. */
+async function runChild(ops: readonly Op[], name: string, settings: Settings, allocationMs: number): Promise<void> {
+  const op = ops.find((o) => o.name === name);
+  if (op === undefined) throw new Error(`no op is named ${JSON.stringify(name)}`);
+  for (const c of op.contenders) await c.verify();
+  await prewarm([op], settings.warmupMs / 4);
+  const result = await runOp(op, settings);
+  await measureAllocation([result], allocationMs);
+  const report: ChildReport = { results: result.results, checksum: checksum() };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+const execFileAsync = promisify(execFile);
+
+/** Runs one op in a fresh Node process with the same settings (see the module comment). */
+async function runInChild(
+  op: Op,
+  values: { quick?: boolean; rounds?: string },
+  baselineDir: string | undefined,
+): Promise<readonly ContenderResult[]> {
+  const args = [
+    ...process.execArgv,
+    fileURLToPath(import.meta.url),
+    "--child-op",
+    op.name,
+    ...(values.quick === true ? ["--quick"] : []),
+    ...(values.rounds !== undefined ? ["--rounds", values.rounds] : []),
+    ...(baselineDir !== undefined ? ["--baseline", baselineDir] : []),
+  ];
+  const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 1 << 24 });
+  const lines = stdout.trimEnd().split("\n");
+  const report = JSON.parse(lines[lines.length - 1]!) as ChildReport;
+  addToChecksum(report.checksum);
+  return report.results;
 }
 
 main().catch((error: unknown) => {

@@ -404,24 +404,29 @@ describe("Kafka's 32767-byte string limit", () => {
   });
 });
 
-describe("the decoded-string memo", () => {
-  it("returns exactly what decoding returns, for many strings sharing its slots, in any order", () => {
+describe("the short-string decode paths", () => {
+  it("return exactly what TextDecoder returns, for every length up to 70, in any order", () => {
     const reference = new TextDecoder();
     let seed = 7;
     const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 16;
     const samples: Uint8Array[] = [];
     for (let k = 0; k < 3000; k++) {
-      const n = 1 + (next() % 70); // short, memoized (9..63) and long lengths
+      const n = 1 + (next() % 70); // fixed-arity (1..8), JavaScript (9..23), latin1Slice where the platform has it (24..63), TextDecoder
       samples.push(Uint8Array.from({ length: n }, () => 0x20 + (next() % 95)));
     }
-    // Same length, one byte apart (the same slot is likely, the compare must catch it).
+    // Same length, one byte apart.
     for (let k = 0; k < 200; k++) {
       const copy = Uint8Array.from(samples[k]!);
       copy[copy.length - 1] = copy[copy.length - 1] === 0x41 ? 0x42 : 0x41;
       samples.push(copy);
     }
-    // A non-ASCII byte: never memoized, decoded as UTF-8 (here a lone continuation byte, U+FFFD).
+    // A non-ASCII byte last: decoded as UTF-8 (here a lone continuation byte, U+FFFD).
     samples.push(Uint8Array.from([...Array(20).fill(0x61), 0x80]));
+    // Non-ASCII at the lengths of the latin1Slice path (which must not take it): é (C3 A9) last, first.
+    samples.push(
+      Uint8Array.from([...Array(40).fill(0x61), 0xc3, 0xa9]),
+      Uint8Array.from([0xc3, 0xa9, ...Array(30).fill(0x62)]),
+    );
     for (const order of [samples, [...samples].reverse(), samples]) {
       for (const b of order) {
         const padded = new Uint8Array(b.length + 3);
