@@ -257,35 +257,50 @@ export class Reader {
 
   /** Checks a decoded length against what remains; `at` is where the length prefix started. */
   private checkLength(len: number, at: number, elementSize = 1): void {
-    if (len * elementSize > this.end - this.pos) {
-      throw new KafkaDecodeError(
-        "INVALID_LENGTH",
-        `length ${len}${elementSize > 1 ? ` (at least ${elementSize} bytes each)` : ""} exceeds the ${this.end - this.pos} bytes that remain`,
-        at,
-      );
-    }
+    if (len * elementSize > this.end - this.pos) throw this.lengthError(len, at, elementSize);
+  }
+
+  private lengthError(len: number, at: number, elementSize: number): KafkaDecodeError {
+    return new KafkaDecodeError(
+      "INVALID_LENGTH",
+      `length ${len}${elementSize > 1 ? ` (at least ${elementSize} bytes each)` : ""} exceeds the ${this.end - this.pos} bytes that remain`,
+      at,
+    );
   }
 
   private utf8(len: number, at: number): string {
+    // The checks' messages are built in a function of their own: this one stays small enough for
+    // V8 to inline into every generated read function that reads strings.
+    if (len > MAX_STRING_BYTES || len > this.end - this.pos) throw this.badLength(len, at);
+    const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
+    // Replacing invalid bytes with U+FFFD (3 bytes each) can make a string too long to write back.
+    if (len > MAX_STRING_BYTES / 3 && utf8Length(s) > MAX_STRING_BYTES) throw this.tooLongDecoded(at);
+    this.pos += len;
+    return s;
+  }
+
+  /** The error for a string length over Kafka's limit (checked first) or past the end of the input. */
+  private badLength(len: number, at: number): KafkaDecodeError {
     if (len > MAX_STRING_BYTES) {
-      throw new KafkaDecodeError(
+      return new KafkaDecodeError(
         "STRING_TOO_LONG",
         `string of ${len} bytes is longer than Kafka's limit of ${MAX_STRING_BYTES}`,
         at,
       );
     }
-    this.checkLength(len, at);
-    const s = readUtf8(this.buf, this.pos, len, this.strictUtf8);
-    // Replacing invalid bytes with U+FFFD (3 bytes each) can make a string too long to write back.
-    if (len > MAX_STRING_BYTES / 3 && utf8Length(s) > MAX_STRING_BYTES) {
-      throw new KafkaDecodeError(
-        "STRING_TOO_LONG",
-        `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`,
-        at,
-      );
-    }
-    this.pos += len;
-    return s;
+    return new KafkaDecodeError(
+      "INVALID_LENGTH",
+      `length ${len} exceeds the ${this.end - this.pos} bytes that remain`,
+      at,
+    );
+  }
+
+  private tooLongDecoded(at: number): KafkaDecodeError {
+    return new KafkaDecodeError(
+      "STRING_TOO_LONG",
+      `string with invalid UTF-8 is longer than Kafka's limit of ${MAX_STRING_BYTES} bytes once decoded`,
+      at,
+    );
   }
 
   /** An unsigned varint length+1 prefix; a length above 2^31-1 fits no Kafka field. */
