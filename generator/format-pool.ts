@@ -1,9 +1,12 @@
 /**
  * Formatting generated TypeScript with prettier, on worker threads when there is enough of it.
  *
- * Prettier is nearly all of a cold `generate` (about 6 s of 6.3 s for Kafka's 283 schemas on one
- * core), and every file is formatted on its own, so a large set is shared out to a few worker
- * threads. Prettier is deterministic: a file comes out byte for byte the same on any thread.
+ * Prettier is nearly all of a cold `generate` (about 6 s of 6.3 s for Kafka's 283 schemas with its
+ * `typescript` parser), and every file is formatted on its own, so a large set is shared out
+ * between this thread and a few worker threads. Prettier is deterministic: a file comes out byte
+ * for byte the same on any thread. It gains less than the thread count suggests: one thread
+ * formatting already keeps about 1.3 cores busy (V8 collects garbage and compiles on helper
+ * threads), and every worker warms prettier up again.
  *
  * The worker is a short `eval` script that imports prettier from the URL this module resolves, so
  * that no worker file has to be found next to it: this module runs from source (tsx, vitest),
@@ -17,8 +20,12 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { format } from "prettier";
 
-/** Prettier's options for generated code; no user configuration is read, so every machine agrees. */
-export const FORMAT_OPTIONS = { parser: "typescript", printWidth: 120, trailingComma: "all" } as const;
+/**
+ * Prettier's options for generated code; no user configuration is read, so every machine agrees.
+ * `babel-ts` prints generated code byte for byte as prettier's `typescript` parser does (checked on
+ * all of Kafka's schemas, and by test/generator/format-pool.test.ts), in about 60% of the time.
+ */
+export const FORMAT_OPTIONS = { parser: "babel-ts", printWidth: 120, trailingComma: "all" } as const;
 
 /** Formats generated TypeScript in this thread. */
 export function formatTypeScript(text: string): Promise<string> {
@@ -26,13 +33,17 @@ export function formatTypeScript(text: string): Promise<string> {
 }
 
 /**
- * Fewer files than this are formatted in this thread: a worker takes about 0.3 s to start and to
- * warm prettier up, about what 16 files take to format.
+ * Fewer files than this are formatted in this thread alone. A worker costs about 0.2 s to start
+ * and load prettier, and prettier runs slowly in it for its first ten files or so while it warms
+ * up; measured on 2 cores, with 16 files a worker did not pay for itself, with 32 it roughly did.
  */
-export const POOL_THRESHOLD = 16;
+export const POOL_THRESHOLD = 32;
 
-/** At most this many workers: each loads its own prettier (tens of MB), and 283 files do not need more. */
-const MAX_WORKERS = 4;
+/**
+ * At most this many workers: each loads and warms up its own prettier (about 1 s of CPU time and
+ * tens of MB), which more files would have to pay back.
+ */
+const MAX_WORKERS = 3;
 
 /** Files handed to a worker before it answers: one to format, one waiting so that it never idles. */
 const IN_FLIGHT_PER_WORKER = 2;
@@ -59,24 +70,30 @@ export interface FormatJob {
   readonly text: string;
 }
 
-/** How many workers {@link formatTypeScriptFiles} starts for `files` files. */
+/**
+ * How many workers {@link formatTypeScriptFiles} starts for `files` files, besides formatting in
+ * this thread: one fewer than the threads the machine can run at once, at most {@link MAX_WORKERS}.
+ */
 export function workerCount(files: number): number {
   if (files < POOL_THRESHOLD) return 0;
-  return Math.min(MAX_WORKERS, os.availableParallelism());
+  return Math.min(MAX_WORKERS, os.availableParallelism() - 1);
 }
 
 /**
  * Formats each job's text as {@link formatTypeScript} does; the results are in the order of `jobs`.
- * Uses {@link workerCount} workers unless `options.workers` says how many (0: all in this thread);
- * they are terminated before this returns or throws.
+ * Starts {@link workerCount} workers unless `options.workers` says how many, and formats in this
+ * thread too unless `options.thisThread` is false (for tests: everything on workers). Workers are
+ * terminated before this returns or throws.
  * @throws Error `cannot format <name>: <prettier's message>` for the first text prettier rejects
  *   (a bug in the generator: emitted code must parse).
  */
 export async function formatTypeScriptFiles(
   jobs: readonly FormatJob[],
-  options: { readonly workers?: number } = {},
+  options: { readonly workers?: number; readonly thisThread?: boolean } = {},
 ): Promise<string[]> {
   const workers = Array.from({ length: options.workers ?? workerCount(jobs.length) }, () => startWorker());
+  const thisThread = options.thisThread ?? true;
+  if (workers.length === 0 && !thisThread) throw new Error("no thread to format on");
   const results: string[] = new Array<string>(jobs.length);
   let next = 0;
   let failed = false;
@@ -96,11 +113,11 @@ export async function formatTypeScriptFiles(
     }
   };
   try {
-    await Promise.all(
-      workers.length === 0
-        ? [lane(formatTypeScript)]
-        : workers.flatMap((worker) => Array.from({ length: IN_FLIGHT_PER_WORKER }, () => lane(worker.format))),
-    );
+    // Workers' lanes first: they start taking files while this thread formats its first one.
+    await Promise.all([
+      ...workers.flatMap((worker) => Array.from({ length: IN_FLIGHT_PER_WORKER }, () => lane(worker.format))),
+      ...(thisThread ? [lane(formatTypeScript)] : []),
+    ]);
     return results;
   } finally {
     // Always: a worker left running would keep the process alive.
