@@ -3309,4 +3309,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint e45fcfd23579615516f1.0a4bcdc290494601978f
+// kafka-wire fingerprint ac53159cc1b10a51f981.0a4bcdc290494601978f

@@ -3071,4 +3071,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 7b280b0269c7973f45a6.2aaba254388a8d1818ab
+// kafka-wire fingerprint c8fba7b4833e395e630e.2aaba254388a8d1818ab

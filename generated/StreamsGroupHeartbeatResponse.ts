@@ -1850,4 +1850,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint 986e32f9e38f98524004.7f35d07e40677bcc31ec
+// kafka-wire fingerprint c1cc00e127a17d80c8b6.7f35d07e40677bcc31ec

@@ -172,4 +172,4 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });
-// kafka-wire fingerprint 1726a81f0b15718f5975.157b97d978370d2f1634
+// kafka-wire fingerprint 6445b702a0fdb45fae20.157b97d978370d2f1634

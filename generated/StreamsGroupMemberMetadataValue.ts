@@ -773,4 +773,4 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
-// kafka-wire fingerprint 8f8235a432ece46f747c.e8d19fbf71e11abec5fd
+// kafka-wire fingerprint de8fd4696458e87985a8.e8d19fbf71e11abec5fd

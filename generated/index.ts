@@ -27,4 +27,4 @@ export const messages = {
 
 /** The name of a generated message. */
 export type MessageName = keyof typeof messages;
-// kafka-wire fingerprint eda55be0c5403d4037de.3465f85ff5e25286155c
+// kafka-wire fingerprint f012c5ee97b9114721e5.3465f85ff5e25286155c

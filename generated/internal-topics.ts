@@ -34,4 +34,4 @@ export const internalTopics: InternalTopics<InternalTopicRecords> =
       ],
     },
   });
-// kafka-wire fingerprint 32979bd6d3679fbf4b19.aa2a5aa883b9816483db
+// kafka-wire fingerprint 8020da4becdbc969cb20.aa2a5aa883b9816483db

@@ -8,7 +8,8 @@ import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { FINGERPRINT_MARK, formatTypeScript, generate } from "../../generator/generate.js";
+import { formatTypeScript } from "../../generator/format-pool.js";
+import { FINGERPRINT_MARK, generate } from "../../generator/generate.js";
 import { REPO_ROOT } from "../support/shared.js";
 
 const NAME = "StreamsGroupMemberMetadataValue";
