@@ -10,7 +10,9 @@
  *   npm run bench -- --baseline-rev a02f9cf   adds that revision's kafka-wire as a contender on
  *                                      every kafka-wire op ("kafka-wire (baseline)", see baseline.ts)
  *   npm run bench -- --baseline DIR    the same with a folder --baseline-rev prepared
+ *   npm run bench -- --processes 3     each op in 3 fresh processes, the median of their medians
  *   npm run bench -- --one-process     every op in this process (default: each op in a fresh one)
+ *   npm run bench -- --baseline-rev HEAD   an A/A run: identical code on both sides shows the noise
  *
  * Each op runs in a fresh Node process of its own (`--child-op`), its contenders interleaved in
  * rounds there: what ran before (other ops warm and specialise the same runtime functions with
@@ -65,13 +67,14 @@ async function main(): Promise<void> {
       baseline: { type: "string" },
       "baseline-rev": { type: "string" },
       "one-process": { type: "boolean", default: false },
+      processes: { type: "string", default: "1" },
       "child-op": { type: "string" },
       help: { type: "boolean", default: false },
     },
   });
   if (values.help) {
     log(
-      "usage: npm run bench [-- --quick] [--filter TEXT] [--rounds N] [--baseline-rev REV | --baseline DIR] [--one-process]",
+      "usage: npm run bench [-- --quick] [--filter TEXT] [--rounds N] [--baseline-rev REV | --baseline DIR] [--processes N | --one-process]",
     );
     return;
   }
@@ -128,10 +131,16 @@ async function main(): Promise<void> {
   log(`verified ${contenders} contenders on ${ops.length} ops: identical bytes / values`);
 
   const isolate = !values["one-process"];
+  const processes = Number(values.processes);
+  if (!Number.isInteger(processes) || processes < 1 || processes > 15) {
+    throw new Error(`--processes must be an integer from 1 to 15, got ${values.processes}`);
+  }
   const results: OpResult[] = [];
   if (!isolate) await prewarm(ops, settings.warmupMs / 4);
   for (const [i, op] of ops.entries()) {
-    const result = isolate ? { op, results: await runInChild(op, values, baselineDir) } : await runOp(op, settings);
+    const result = isolate
+      ? { op, results: await runInChildren(op, processes, values, baselineDir) }
+      : await runOp(op, settings);
     results.push(result);
     const summary = result.results.map((r) => `${r.name} ${r.ns.toFixed(0)} ns`).join(", ");
     log(`[${i + 1}/${ops.length}] ${op.name}: ${summary}`);
@@ -150,7 +159,7 @@ async function main(): Promise<void> {
     `- Machine: ${cpu}, ${os.cpus().length} logical cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()} ${os.arch()}`,
     `- Node.js ${process.version} (V8 ${process.versions.v8}), TypeScript run through tsx`,
     `- Peers: @platformatic/kafka ${versions["@platformatic/kafka"]}, kafkajs ${versions["kafkajs"]}; harness: mitata ${versions["mitata"]} (warm-up/calibration) + interleaved rounds`,
-    `- Settings: ${settings.rounds} interleaved rounds × ~${settings.roundMs} ms per contender, median of rounds${values.quick ? " (--quick)" : ""}${filter !== undefined ? `, --filter ${values.filter}` : ""}; ${isolate ? "each op in a fresh process" : "every op in one process (--one-process)"}`,
+    `- Settings: ${settings.rounds} interleaved rounds × ~${settings.roundMs} ms per contender, median of rounds${values.quick ? " (--quick)" : ""}${filter !== undefined ? `, --filter ${values.filter}` : ""}; ${isolate ? (processes === 1 ? "each op in a fresh process" : `each op in ${processes} fresh processes, median of their medians`) : "every op in one process (--one-process)"}`,
     ...(baselineLabel === undefined
       ? []
       : [
@@ -161,7 +170,7 @@ async function main(): Promise<void> {
   ].join("\n");
   const legend = [
     'ns/op and MB/s: median over rounds; MB/s is body bytes ÷ time. "vs fastest peer" and "vs memcpy" are time ratios',
-    "(this row's ns ÷ the reference's ns; below 1× is faster). spread: ± half the interquartile range of the rounds.",
+    `(this row's ns ÷ the reference's ns; below 1× is faster). spread: ± half the ${isolate && processes > 1 ? "range of the processes' medians" : "interquartile range of the rounds"}.`,
     "heap B/op: V8 heap bytes allocated per call (heap growth plus what GCs freed, over up to 10^5 calls after the timing).",
   ].join("\n");
   const ratios = ratioTable(results);
@@ -211,6 +220,37 @@ async function runChild(ops: readonly Op[], name: string, settings: Settings, al
 }
 
 const execFileAsync = promisify(execFile);
+
+/**
+ * Runs one op in `n` fresh processes, one after another. Per contender: the median of their
+ * medians, and as spread half the range of those medians (or the one process's spread).
+ */
+async function runInChildren(
+  op: Op,
+  n: number,
+  values: { quick?: boolean; rounds?: string },
+  baselineDir: string | undefined,
+): Promise<readonly ContenderResult[]> {
+  const runs: (readonly ContenderResult[])[] = [];
+  for (let i = 0; i < n; i++) runs.push(await runInChild(op, values, baselineDir));
+  if (n === 1) return runs[0]!;
+  const median = (xs: number[]): number => {
+    const sorted = [...xs].sort((a, b) => a - b);
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  };
+  return runs[0]!.map((first, k) => {
+    const ns = runs.map((r) => r[k]!.ns);
+    const m = median(ns);
+    const bytes = runs.map((r) => r[k]!.bytesPerCall).filter((b): b is number => b !== undefined);
+    return {
+      ...first,
+      ns: m,
+      spread: (Math.max(...ns) - Math.min(...ns)) / 2 / m,
+      ...(bytes.length === 0 ? {} : { bytesPerCall: median(bytes) }),
+    };
+  });
+}
 
 /** Runs one op in a fresh Node process with the same settings (see the module comment). */
 async function runInChild(
