@@ -601,12 +601,19 @@ async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number>
   const stray = result.files.filter((f) => f.status === "stray");
   const generated = result.files.length - stray.length;
   if (flags.check === true) {
-    const stale = result.files.filter((f) => f.status === "stale");
-    for (const f of stale) io.stdout.write(`stale ${show(f.path)}\n`);
+    // One line per file that generate would write or remove: `stale`, `missing` or `leftover`.
+    const outdated = result.files.filter(
+      (f) => f.status === "stale" || f.status === "missing" || f.status === "leftover",
+    );
+    for (const f of outdated) io.stdout.write(`${f.status} ${show(f.path)}\n`);
     for (const f of stray) io.stdout.write(`stray ${show(f.path)}\n`);
     const problems: string[] = [];
-    if (stale.length > 0) {
-      const what = stale.length === 1 ? "1 generated file is stale" : `${stale.length} generated files are stale`;
+    if (outdated.length > 0) {
+      const counts = (["stale", "missing", "leftover"] as const)
+        .map((status) => ({ status, n: outdated.filter((f) => f.status === status).length }))
+        .filter(({ n }) => n > 0)
+        .map(({ status, n }) => `${n} ${status}`);
+      const what = `${plural(outdated.length, "generated file is", "generated files are")} out of date (${counts.join(", ")})`;
       problems.push(`${what}; run \`${command}\``);
     }
     if (stray.length > 0) {

@@ -62,16 +62,18 @@ export interface GenerateOptions extends RenderOptions {
 }
 
 /**
- * What happened to an output file. `stray`: something in the output folder that kafka-wire did
- * not generate (a file without the generated header, another kind of file, a folder); never
- * touched, reported so that `--check` fails on it. Dot-files and dot-folders (`.gitignore`,
- * `.DS_Store`) are not reported.
+ * What happened to an output file. Generating: `written`, `unchanged`, `removed` (a generated
+ * file whose schema is gone). Checking: `unchanged`, `stale` (differs from what generate would
+ * write), `missing` (generate would write it) and `leftover` (generate would remove it).
+ * `stray`: something in the output folder that kafka-wire did not generate (a file without the
+ * generated header, another kind of file, a folder); never touched, reported so that `--check`
+ * fails on it. Dot-files and dot-folders (`.gitignore`, `.DS_Store`) are not reported.
  */
-export type FileStatus = "written" | "unchanged" | "stale" | "removed" | "stray";
+export type FileStatus = "written" | "unchanged" | "stale" | "missing" | "leftover" | "removed" | "stray";
 
 export interface GenerateResult {
   readonly messages: readonly MessageSpec[];
-  /** Every output file with what happened to it (in check mode: `stale` or `unchanged`). */
+  /** Every output file with what happened to it (in check mode: `unchanged`, `stale`, `missing`, `leftover` or `stray`). */
   readonly files: readonly { readonly path: string; readonly status: FileStatus }[];
   readonly warnings: readonly Diagnostic[];
 }
@@ -303,7 +305,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (checkByFingerprint ? isFormatted(text, current) : current === text) {
       results.push({ path: label, status: "unchanged" });
     } else if (options.check) {
-      results.push({ path: label, status: "stale" });
+      results.push({ path: label, status: current === null ? "missing" : "stale" });
     } else {
       await writeFile(target, text);
       results.push({ path: label, status: "written" });
@@ -323,7 +325,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
     if (!generated) {
       results.push({ path: label, status: "stray" });
     } else if (options.check) {
-      results.push({ path: label, status: "stale" });
+      results.push({ path: label, status: "leftover" });
     } else {
       await rm(target);
       results.push({ path: label, status: "removed" });

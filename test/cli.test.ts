@@ -4,7 +4,7 @@
  * shared folder next to the repository (skipped locally, failing in CI, when it is absent).
  */
 
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -351,15 +351,15 @@ describe("generate", () => {
     return dir;
   }
 
-  it("--check reports stale files and exits 1; generate writes them; --check then passes", async () => {
+  it("--check reports missing files and exits 1; generate writes them; --check then passes", async () => {
     const dir = tempProject();
     const args = ["generate", "--schemas", "schemas", "--out", "out", "--api-key", "StreamsGroupHeartbeatResponse=88"];
 
     const stale = await run([...args, "--check"], { cwd: dir });
     expect(stale.code).toBe(1);
-    expect(lines(stale.stdout)).toEqual(["stale out/StreamsGroupHeartbeatResponse.ts", "stale out/index.ts"]);
+    expect(lines(stale.stdout)).toEqual(["missing out/StreamsGroupHeartbeatResponse.ts", "missing out/index.ts"]);
     expect(stale.stderr).toMatch(
-      /(^|\n)error: 2 generated files are stale; run `kafka-wire generate --schemas schemas --out out --api-key StreamsGroupHeartbeatResponse=88`\n$/,
+      /(^|\n)error: 2 generated files are out of date \(2 missing\); run `kafka-wire generate --schemas schemas --out out --api-key StreamsGroupHeartbeatResponse=88`\n$/,
     );
     // The schema's no-break spaces are reported as warnings, file:line:column first.
     expect(stale.stderr).toMatch(/^warning: schemas\/StreamsGroupHeartbeatResponse\.json:\d+:\d+: /);
@@ -378,6 +378,43 @@ describe("generate", () => {
     const fresh = await run([...args, "--check"], { cwd: dir });
     expect(fresh.code).toBe(0);
     expect(fresh.stdout).toBe("2 generated files are up to date\n");
+  });
+
+  it("--check names each file generate would change: stale, missing and leftover, in one count", async () => {
+    const dir = tempProject();
+    const args = ["generate", "--schemas", "schemas", "--out", "out", "--api-key", "StreamsGroupHeartbeatResponse=88"];
+    expect((await run(args, { cwd: dir })).code).toBe(0);
+    const out = (name: string): string => path.join(dir, "out", name);
+    // A hand edit in the body (its fingerprint line untouched), a deleted file, and a generated
+    // file whose schema is gone (it carries the generated header, so it is ours to remove).
+    const body = readFileSync(out("StreamsGroupHeartbeatResponse.ts"), "utf8");
+    writeFileSync(out("StreamsGroupHeartbeatResponse.ts"), body.replace("export interface", "export  interface"));
+    const index = readFileSync(out("index.ts"), "utf8");
+    rmSync(out("index.ts"));
+    writeFileSync(out("Gone.ts"), index);
+
+    const checked = await run([...args, "--check"], { cwd: dir });
+    expect(checked.code).toBe(1);
+    expect(lines(checked.stdout)).toEqual([
+      "leftover out/Gone.ts",
+      "missing out/index.ts",
+      "stale out/StreamsGroupHeartbeatResponse.ts",
+    ]);
+    expect(checked.stderr).toMatch(
+      /\nerror: 3 generated files are out of date \(1 stale, 1 missing, 1 leftover\); run `kafka-wire generate /,
+    );
+    // Nothing was touched by the check.
+    expect(existsSync(out("index.ts"))).toBe(false);
+    expect(existsSync(out("Gone.ts"))).toBe(true);
+
+    const regenerated = await run(args, { cwd: dir });
+    expect(lines(regenerated.stdout)).toEqual([
+      "removed out/Gone.ts",
+      "wrote out/StreamsGroupHeartbeatResponse.ts",
+      "wrote out/index.ts",
+    ]);
+    expect(readFileSync(out("StreamsGroupHeartbeatResponse.ts"), "utf8")).toBe(body);
+    expect((await run([...args, "--check"], { cwd: dir })).code).toBe(0);
   });
 
   it("takes its defaults from kafka-wire.config.json, and flags override them", async () => {
@@ -406,7 +443,7 @@ describe("generate", () => {
     expect(overridden.code).toBe(1);
     expect(lines(overridden.stdout)).toEqual(["stale gen/StreamsGroupHeartbeatResponse.ts", "stale gen/index.ts"]);
     expect(overridden.stderr).toMatch(
-      /\nerror: 2 generated files are stale; run `kafka-wire generate --api-key StreamsGroupHeartbeatResponse=99`\n$/,
+      /\nerror: 2 generated files are out of date \(2 stale\); run `kafka-wire generate --api-key StreamsGroupHeartbeatResponse=99`\n$/,
     );
     // --config from another folder: its paths are relative to the file, and the command in the
     // headers is the one to run in the file's folder, so the output is the same.
