@@ -714,8 +714,10 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
       f = "assignmentEpoch";
       r.skip(4);
     }
-    const $groupEpoch = r.int32Unchecked();
-    const $assignmentEpoch = r.int32Unchecked();
+    const p1 = r.pos;
+    const $groupEpoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $assignmentEpoch = (r.buf[p1 + 4]! << 24) | (r.buf[p1 + 5]! << 16) | (r.buf[p1 + 6]! << 8) | r.buf[p1 + 7]!;
+    r.pos = p1 + 8;
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
@@ -1716,8 +1718,11 @@ function Member$read(r: Reader, version: number): Member {
       f = "currentAssignmentEpoch";
       r.skip(4);
     }
-    const $memberEpoch = r.int32Unchecked();
-    const $currentAssignmentEpoch = r.int32Unchecked();
+    const p1 = r.pos;
+    const $memberEpoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $currentAssignmentEpoch =
+      (r.buf[p1 + 4]! << 24) | (r.buf[p1 + 5]! << 16) | (r.buf[p1 + 6]! << 8) | r.buf[p1 + 7]!;
+    r.pos = p1 + 8;
     f = "instanceId";
     const $instanceId = r.compactNullableString();
     f = "rackId";
@@ -2357,8 +2362,11 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
       f = "offset";
       r.skip(8);
     }
-    const $partition = r.int32Unchecked();
+    const p1 = r.pos;
+    const $partition = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     const $offset = r.int64Unchecked();
+    r.pos = p1 + 12;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3124,8 +3132,10 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       f = "replicationFactor";
       r.skip(2);
     }
-    const $partitions = r.int32Unchecked();
-    const $replicationFactor = r.int16Unchecked();
+    const p1 = r.pos;
+    const $partitions = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $replicationFactor = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
+    r.pos = p1 + 6;
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);
@@ -3309,4 +3319,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint ac53159cc1b10a51f981.0a4bcdc290494601978f
+// kafka-wire fingerprint 8641e1198830cde603e5.5254ef43fc392489b7a3

@@ -621,8 +621,11 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       f = "currentAssignmentEpoch";
       r.skip(4);
     }
-    const $memberEpoch = r.int32Unchecked();
-    const $currentAssignmentEpoch = r.int32Unchecked();
+    const p1 = r.pos;
+    const $memberEpoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $currentAssignmentEpoch =
+      (r.buf[p1 + 4]! << 24) | (r.buf[p1 + 5]! << 16) | (r.buf[p1 + 6]! << 8) | r.buf[p1 + 7]!;
+    r.pos = p1 + 8;
     f = "instanceId";
     const $instanceId = r.compactNullableString();
     f = "rackId";
@@ -2439,8 +2442,10 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       f = "replicationFactor";
       r.skip(2);
     }
-    const $partitions = r.int32Unchecked();
-    const $replicationFactor = r.int16Unchecked();
+    const p1 = r.pos;
+    const $partitions = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $replicationFactor = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
+    r.pos = p1 + 6;
     f = "topicConfigs";
     {
       const n = r.compactArrayLength(3);
@@ -2775,8 +2780,11 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
       f = "offset";
       r.skip(8);
     }
-    const $partition = r.int32Unchecked();
+    const p1 = r.pos;
+    const $partition = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     const $offset = r.int64Unchecked();
+    r.pos = p1 + 12;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3071,4 +3079,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint c8fba7b4833e395e630e.2aaba254388a8d1818ab
+// kafka-wire fingerprint 7768712d8fb7d4276b01.fd567f5f346a0e4b79b6

@@ -435,8 +435,10 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       f = "errorCode";
       r.skip(2);
     }
-    const $throttleTimeMs = r.int32Unchecked();
-    const $errorCode = r.int16Unchecked();
+    const p1 = r.pos;
+    const $throttleTimeMs = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    const $errorCode = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
+    r.pos = p1 + 6;
     f = "errorMessage";
     const $errorMessage = r.compactNullableString();
     f = "memberId";
@@ -453,11 +455,17 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
       f = "taskOffsetIntervalMs";
       r.skip(4);
     }
-    const $memberEpoch = r.int32Unchecked();
-    const $currentAssignmentEpoch = r.int32Unchecked();
-    const $heartbeatIntervalMs = r.int32Unchecked();
-    const $acceptableRecoveryLag = r.int32Unchecked();
-    const $taskOffsetIntervalMs = r.int32Unchecked();
+    const p2 = r.pos;
+    const $memberEpoch = (r.buf[p2]! << 24) | (r.buf[p2 + 1]! << 16) | (r.buf[p2 + 2]! << 8) | r.buf[p2 + 3]!;
+    const $currentAssignmentEpoch =
+      (r.buf[p2 + 4]! << 24) | (r.buf[p2 + 5]! << 16) | (r.buf[p2 + 6]! << 8) | r.buf[p2 + 7]!;
+    const $heartbeatIntervalMs =
+      (r.buf[p2 + 8]! << 24) | (r.buf[p2 + 9]! << 16) | (r.buf[p2 + 10]! << 8) | r.buf[p2 + 11]!;
+    const $acceptableRecoveryLag =
+      (r.buf[p2 + 12]! << 24) | (r.buf[p2 + 13]! << 16) | (r.buf[p2 + 14]! << 8) | r.buf[p2 + 15]!;
+    const $taskOffsetIntervalMs =
+      (r.buf[p2 + 16]! << 24) | (r.buf[p2 + 17]! << 16) | (r.buf[p2 + 18]! << 8) | r.buf[p2 + 19]!;
+    r.pos = p2 + 20;
     f = "status";
     {
       const n = r.compactNullableArrayLength(3);
@@ -1850,4 +1858,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint c1cc00e127a17d80c8b6.7f35d07e40677bcc31ec
+// kafka-wire fingerprint f815ea51d45d666ff360.225c24328dbea4d137df

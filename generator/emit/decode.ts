@@ -33,20 +33,41 @@ export class DecodeEmitter {
     const isAlways = (field: FieldSpec): boolean =>
       field.tag === null && condition(regularVersions(field), ctx).kind === "always";
     const runs = fixedRuns(struct, ctx, isAlways);
+    // Where each field of a run is: the run's number, its offset from the run's start.
+    const placed = new Map<FieldSpec, { run: number; offset: number; last: boolean; bytes: number }>();
+    [...runs.starts.values()].forEach((run, k) => {
+      const bytes = run.reduce((total, f) => total + fixedSizeOf(f.type)!, 0);
+      let offset = 0;
+      for (const [j, f] of run.entries()) {
+        placed.set(f, { run: k + 1, offset, last: j === run.length - 1, bytes });
+        offset += fixedSizeOf(f.type)!;
+      }
+    });
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
       if (runs.inRun.has(field)) {
         const run = runs.starts.get(field);
+        const at = placed.get(field)!;
+        const p = `p${at.run}`;
         reads.push(() => {
           if (run !== undefined) {
-            const bytes = run.reduce((total, f) => total + fixedSizeOf(f.type)!, 0);
             // Truncated inside the run: step through it to name the field the input cuts.
-            read.block(`if (r.remaining() < ${bytes})`, () => {
+            read.block(`if (r.remaining() < ${at.bytes})`, () => {
               for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
             });
+            read.line(`const ${p} = r.pos;`);
           }
-          const ops = primitiveOps((field.type as PrimitiveFieldType).name, false, false);
-          read.line(`const ${local} = r.${ops.readUnchecked!}();`);
+          // Integers are read inline from the checked bytes; others by the Reader at their offset.
+          const name = (field.type as PrimitiveFieldType).name;
+          const inline = PRIMITIVES[name].inlineRead;
+          const byte = (k: number): string => `r.buf[${p}${at.offset + k === 0 ? "" : ` + ${at.offset + k}`}]!`;
+          if (inline !== undefined) {
+            read.line(`const ${local} = ${inline(byte)};`);
+          } else {
+            read.line(`r.pos = ${p}${at.offset === 0 ? "" : ` + ${at.offset}`};`);
+            read.line(`const ${local} = r.${primitiveOps(name, false, false).readUnchecked!}();`);
+          }
+          if (at.last) read.line(`r.pos = ${p} + ${at.bytes};`);
         });
       } else if (isAlways(field)) {
         const body = new Code();
