@@ -28,6 +28,7 @@ import { writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { format, resolveConfig } from "prettier";
 import { parseArgs, promisify } from "node:util";
 import { loadCorpusCodecs, REPO_ROOT, SCHEMAS_DIR } from "./corpus.js";
 import { loadBaseline, prepareBaseline } from "./baseline.js";
@@ -194,7 +195,9 @@ async function main(): Promise<void> {
 
   if (!values.quick && filter === undefined && values.rounds === undefined) {
     const file = path.join(REPO_ROOT, "bench", "results.md");
-    await writeFile(file, `# kafka-wire benchmark results\n\nWritten by \`npm run bench\`.\n\n${output}`);
+    // Formatted as `npm run lint:format` expects every Markdown file of the repository to be.
+    const markdown = `# kafka-wire benchmark results\n\nWritten by \`npm run bench\`.\n\n${output}`;
+    await writeFile(file, await format(markdown, { ...(await resolveConfig(file)), filepath: file }));
     log(`wrote ${path.relative(process.cwd(), file)}`);
   } else {
     log("not writing bench/results.md (only full, unfiltered runs do)");

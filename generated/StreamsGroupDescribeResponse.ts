@@ -2816,7 +2816,11 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      $partitions = r.int32Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 4)
+        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+      r.pos += n * 4;
+      $partitions = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
@@ -3319,4 +3323,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 8641e1198830cde603e5.5254ef43fc392489b7a3
+// kafka-wire fingerprint 4f4de64f67e5b7ad3eb9.f541616f594e193a9e84

@@ -2062,17 +2062,26 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
     f = "sourceTopics";
     {
       const n = r.compactArrayLength(2);
-      $sourceTopics = r.int16Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+      r.pos += n * 2;
+      $sourceTopics = a;
     }
     f = "sourceTopicRegex";
     {
       const n = r.compactArrayLength(2);
-      $sourceTopicRegex = r.int16Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+      r.pos += n * 2;
+      $sourceTopicRegex = a;
     }
     f = "repartitionSourceTopics";
     {
       const n = r.compactArrayLength(2);
-      $repartitionSourceTopics = r.int16Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+      r.pos += n * 2;
+      $repartitionSourceTopics = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
@@ -2946,7 +2955,11 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      $partitions = r.int32Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 4)
+        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+      r.pos += n * 4;
+      $partitions = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
@@ -3079,4 +3092,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 7768712d8fb7d4276b01.fd567f5f346a0e4b79b6
+// kafka-wire fingerprint bfc5fcb4a1bb7de86cf4.31f02ee19fa2a39a2af1

@@ -1429,7 +1429,11 @@ function TopicPartition$read(r: Reader, _version: number): TopicPartition {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      $partitions = r.int32Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 4)
+        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+      r.pos += n * 4;
+      $partitions = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
@@ -1595,7 +1599,11 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
     f = "partitions";
     {
       const n = r.compactArrayLength(4);
-      $partitions = r.int32Array(n);
+      const a = new Array<number>(n);
+      for (let k = 0, q = r.pos; k < n; k++, q += 4)
+        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+      r.pos += n * 4;
+      $partitions = a;
     }
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
@@ -1858,4 +1866,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint f815ea51d45d666ff360.225c24328dbea4d137df
+// kafka-wire fingerprint 2fb0d7fb3c06c1876c87.b3bc562d0ce37247ccf3

@@ -209,8 +209,21 @@ export class DecodeEmitter {
     const method = `${flexible ? "compact" : ""}${nullable ? "Nullable" : ""}ArrayLength`;
     code.block("", () => {
       code.line(`const n = r.${method[0]!.toLowerCase()}${method.slice(1)}(${min});`);
-      const bulk = type.element.kind === "primitive" ? PRIMITIVES[type.element.name].bulkRead : undefined;
+      const element = type.element.kind === "primitive" ? PRIMITIVES[type.element.name] : undefined;
+      const bulk = element?.bulkRead;
       const fill = (): void => {
+        if (element?.inlineRead !== undefined && element.fixedSize !== undefined) {
+          // The length check above covered n elements of this fixed size: one loop over the
+          // checked bytes, inline (a Reader call per small array cost as much as its reads).
+          const size = element.fixedSize;
+          code.line(`const a = new Array<number>(n);`);
+          code.line(
+            `for (let k = 0, q = r.pos; k < n; k++, q += ${size}) a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
+          );
+          code.line(`r.pos += n * ${size};`);
+          code.line(`${target} = a;`);
+          return;
+        }
         if (bulk !== undefined) {
           // The length check above covered n elements of this fixed size: read them in one go.
           code.line(`${target} = r.${bulk}(n);`);
