@@ -2365,8 +2365,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     const p1 = r.pos;
     const $partition = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
+    f = "offset";
     const $offset = r.int64Unchecked();
-    r.pos = p1 + 12;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3323,4 +3323,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 4f4de64f67e5b7ad3eb9.f541616f594e193a9e84
+// kafka-wire fingerprint 6c4634ef9f8f21f844c8.47b51e5986aaa68f4c72

@@ -2792,8 +2792,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     const p1 = r.pos;
     const $partition = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
+    f = "offset";
     const $offset = r.int64Unchecked();
-    r.pos = p1 + 12;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3092,4 +3092,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint bfc5fcb4a1bb7de86cf4.31f02ee19fa2a39a2af1
+// kafka-wire fingerprint 1889a9df12527e4ce4bf.ca48aed2a8c1e56e4889

@@ -33,7 +33,11 @@ export interface PrimitiveWire {
    * reads the same layout (`int32Unchecked` and so on).
    */
   readonly inlineRead?: (byte: (k: number) => string) => string;
-  /** Writer and Reader methods for a whole array of this type (one length check, one loop). */
+  /**
+   * Writer and Reader methods for a whole array of this type (one length check, one loop); arrays
+   * of types with {@link inlineRead} are read by an inline loop instead (generated code of earlier
+   * versions calls the Reader's `int16Array`/`int32Array`, which stay in codegen/v1).
+   */
   readonly bulkWrite?: string;
   readonly bulkRead?: string;
   /** Kafka's JSON form: how a value is written (`String(x)`, a ternary, or a runtime function). */
@@ -73,7 +77,6 @@ export const PRIMITIVES: Readonly<Record<PrimitiveTypeName, PrimitiveWire>> = {
     intRange: int(16n, true),
     inlineRead: (b) => `((${b(0)} << 24) >> 16) | ${b(1)}`,
     bulkWrite: "int16Array",
-    bulkRead: "int16Array",
     ...intJson,
   },
   uint16: {
@@ -91,7 +94,6 @@ export const PRIMITIVES: Readonly<Record<PrimitiveTypeName, PrimitiveWire>> = {
     intRange: int(32n, true),
     inlineRead: (b) => `(${b(0)} << 24) | (${b(1)} << 16) | (${b(2)} << 8) | ${b(3)}`,
     bulkWrite: "int32Array",
-    bulkRead: "int32Array",
     ...intJson,
   },
   uint32: {

@@ -380,6 +380,23 @@ describe("generate", () => {
     expect(fresh.stdout).toBe("2 generated files are up to date\n");
   });
 
+  it("an output path that is a file, or a folder where a generated file goes, is an error naming it", async () => {
+    const dir = tempProject();
+    const args = ["generate", "--schemas", "schemas", "--api-key", "StreamsGroupHeartbeatResponse=88"];
+    writeFileSync(path.join(dir, "out"), "not a folder\n");
+    for (const extra of [[], ["--check"]]) {
+      const r = await run([...args, "--out", "out", ...extra], { cwd: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/(^|\n)error: the output folder out is not a folder\n$/);
+    }
+    mkdirSync(path.join(dir, "gen", "index.ts"), { recursive: true });
+    for (const extra of [[], ["--check"]]) {
+      const r = await run([...args, "--out", "gen", ...extra], { cwd: dir });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/(^|\n)error: cannot read gen\/index\.ts: it is a folder\n$/);
+    }
+  });
+
   it("--check names each file generate would change: stale, missing and leftover, in one count", async () => {
     const dir = tempProject();
     const args = ["generate", "--schemas", "schemas", "--out", "out", "--api-key", "StreamsGroupHeartbeatResponse=88"];

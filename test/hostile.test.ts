@@ -616,6 +616,22 @@ describe("decode limits: tagged fields", () => {
       expect(v1.offlineLogDirs).toEqual(["AQIDBAUGBwgJCgsMDQ4PEA"]);
       expect(hex(BrokerHeartbeat.encode(v1, 1))).toBe(hex(input));
     });
+
+    it("with strictBool, a bool inside a run of fixed-size fields is named (wantShutDown at 21)", () => {
+      // Same layout as above: brokerId … wantFence (20) and wantShutDown (21) are one run, read
+      // after a single bounds check; wantShutDown is 02 | no tagged fields 00.
+      const input = bytes("00000001 0000000000000002 0000000000000003 00 02 00");
+      expect((BrokerHeartbeat.decode(input, 0) as { wantShutDown: boolean }).wantShutDown).toBe(true);
+      expectDecodeError(
+        () => BrokerHeartbeat.decode(input, 0, { strictBool: true }),
+        "INVALID_VALUE",
+        "wantShutDown",
+        21,
+      );
+      // And wantFence, the run's first non-integer field, at 20.
+      const fence = bytes("00000001 0000000000000002 0000000000000003 05 00 00");
+      expectDecodeError(() => BrokerHeartbeat.decode(fence, 0, { strictBool: true }), "INVALID_VALUE", "wantFence", 20);
+    });
   });
 });
 

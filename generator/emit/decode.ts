@@ -34,13 +34,23 @@ export class DecodeEmitter {
       field.tag === null && condition(regularVersions(field), ctx).kind === "always";
     const runs = fixedRuns(struct, ctx, isAlways);
     // Where each field of a run is: the run's number, its offset from the run's start.
-    const placed = new Map<FieldSpec, { run: number; offset: number; last: boolean; bytes: number }>();
+    // `seek`: r.pos must be moved there before a Reader method reads it; `end`: where r.pos is
+    // after the field, relative to the run's start.
+    const placed = new Map<
+      FieldSpec,
+      { run: number; offset: number; seek: boolean; last: boolean; end: number; bytes: number }
+    >();
     [...runs.starts.values()].forEach((run, k) => {
       const bytes = run.reduce((total, f) => total + fixedSizeOf(f.type)!, 0);
       let offset = 0;
+      let pos = 0; // r.pos - pN: read inline, integers leave it where it was
       for (const [j, f] of run.entries()) {
-        placed.set(f, { run: k + 1, offset, last: j === run.length - 1, bytes });
-        offset += fixedSizeOf(f.type)!;
+        const size = fixedSizeOf(f.type)!;
+        const inline = PRIMITIVES[(f.type as PrimitiveFieldType).name].inlineRead !== undefined;
+        const seek = !inline && pos !== offset;
+        if (!inline) pos = offset + size;
+        placed.set(f, { run: k + 1, offset, seek, last: j === run.length - 1, end: pos, bytes });
+        offset += size;
       }
     });
     for (const field of struct.fields) {
@@ -64,10 +74,12 @@ export class DecodeEmitter {
           if (inline !== undefined) {
             read.line(`const ${local} = ${inline(byte)};`);
           } else {
-            read.line(`r.pos = ${p}${at.offset === 0 ? "" : ` + ${at.offset}`};`);
+            // A Reader method can still fail here (a bool above 1 with strictBool): name the field.
+            if (at.seek) read.line(`r.pos = ${p} + ${at.offset};`);
+            read.line(fieldMark(field));
             read.line(`const ${local} = r.${primitiveOps(name, false, false).readUnchecked!}();`);
           }
-          if (at.last) read.line(`r.pos = ${p} + ${at.bytes};`);
+          if (at.last && at.end !== at.bytes) read.line(`r.pos = ${p} + ${at.bytes};`);
         });
       } else if (isAlways(field)) {
         const body = new Code();
@@ -210,7 +222,7 @@ export class DecodeEmitter {
     code.block("", () => {
       code.line(`const n = r.${method[0]!.toLowerCase()}${method.slice(1)}(${min});`);
       const element = type.element.kind === "primitive" ? PRIMITIVES[type.element.name] : undefined;
-      const bulk = element?.bulkRead;
+      const bulk = element?.bulkRead; // int64: a bigint each, read by the Reader
       const fill = (): void => {
         if (element?.inlineRead !== undefined && element.fixedSize !== undefined) {
           // The length check above covered n elements of this fixed size: one loop over the
@@ -220,7 +232,7 @@ export class DecodeEmitter {
           code.line(
             `for (let k = 0, q = r.pos; k < n; k++, q += ${size}) a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
           );
-          code.line(`r.pos += n * ${size};`);
+          code.line(size === 1 ? "r.pos += n;" : `r.pos += n * ${size};`);
           code.line(`${target} = a;`);
           return;
         }

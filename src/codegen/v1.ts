@@ -6,6 +6,11 @@
  * committed generated code keeps working when it upgrades the runtime. A change that breaks this
  * contract gets a new path (`codegen/v2`) next to this one. These are building blocks for
  * generated functions, not an API for hand-written code: use `kafka-wire/runtime` there.
+ *
+ * Besides the methods of Reader and Writer, the contract includes two of Reader's fields:
+ * generated decoders read runs of fixed-size integers straight from `r.buf` (the whole input
+ * view) at absolute offsets from `r.pos`, after one bounds check against `r.end`, and then set
+ * `r.pos` past them.
  */
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { MessageCodec } from "../runtime/codec.js";

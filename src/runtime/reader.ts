@@ -31,7 +31,10 @@ const NO_OPTIONS: DecodeOptions = {};
 
 /** Reads Kafka's primitive types from `buf[pos..end)`, checking every length before it reads or allocates. Every method throws {@link KafkaDecodeError} (`BUFFER_UNDERFLOW` when too few bytes remain). */
 export class Reader {
-  /** The input bytes (views returned by the bytes methods point into it). */
+  /**
+   * The input bytes (views returned by the bytes methods point into it). Generated decoders read
+   * it directly at `pos` (part of `kafka-wire/codegen/v1`): keep `buf`, `pos` and `end` as they are.
+   */
   readonly buf: Uint8Array;
   /** Created on the first 64-bit read: most messages have none, and a DataView costs an allocation. */
   private dataView: DataView | undefined;
