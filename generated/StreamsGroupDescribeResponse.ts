@@ -487,8 +487,13 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   let i = -1;
   try {
     let $groups: DescribedGroup[];
-    f = "throttleTimeMs";
-    const $throttleTimeMs = r.int32();
+    if (r.remaining() < 4) {
+      f = "throttleTimeMs";
+      r.skip(4);
+    }
+    const p1 = r.pos;
+    const $throttleTimeMs = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     f = "groups";
     {
       const n = r.compactArrayLength(20);
@@ -700,8 +705,13 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   let i = -1;
   try {
     let $members: Member[];
-    f = "errorCode";
-    const $errorCode = r.int16();
+    if (r.remaining() < 2) {
+      f = "errorCode";
+      r.skip(2);
+    }
+    const p1 = r.pos;
+    const $errorCode = ((r.buf[p1]! << 24) >> 16) | r.buf[p1 + 1]!;
+    r.pos = p1 + 2;
     f = "errorMessage";
     const $errorMessage = r.compactNullableString();
     f = "groupId";
@@ -714,10 +724,10 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
       f = "assignmentEpoch";
       r.skip(4);
     }
-    const p1 = r.pos;
-    const $groupEpoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
-    const $assignmentEpoch = (r.buf[p1 + 4]! << 24) | (r.buf[p1 + 5]! << 16) | (r.buf[p1 + 6]! << 8) | r.buf[p1 + 7]!;
-    r.pos = p1 + 8;
+    const p2 = r.pos;
+    const $groupEpoch = (r.buf[p2]! << 24) | (r.buf[p2 + 1]! << 16) | (r.buf[p2 + 2]! << 8) | r.buf[p2 + 3]!;
+    const $assignmentEpoch = (r.buf[p2 + 4]! << 24) | (r.buf[p2 + 5]! << 16) | (r.buf[p2 + 6]! << 8) | r.buf[p2 + 7]!;
+    r.pos = p2 + 8;
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
@@ -730,8 +740,13 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
       i = -1;
       $members = a;
     }
-    f = "authorizedOperations";
-    const $authorizedOperations = r.int32();
+    if (r.remaining() < 4) {
+      f = "authorizedOperations";
+      r.skip(4);
+    }
+    const p3 = r.pos;
+    const $authorizedOperations = (r.buf[p3]! << 24) | (r.buf[p3 + 1]! << 16) | (r.buf[p3 + 2]! << 8) | r.buf[p3 + 3]!;
+    r.pos = p3 + 4;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -1036,8 +1051,13 @@ function Topology$read(r: Reader, version: number): Topology {
   let i = -1;
   try {
     let $subtopologies: Subtopology[] | null;
-    f = "epoch";
-    const $epoch = r.int32();
+    if (r.remaining() < 4) {
+      f = "epoch";
+      r.skip(4);
+    }
+    const p1 = r.pos;
+    const $epoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     f = "subtopologies";
     {
       const n = r.compactNullableArrayLength(6);
@@ -1731,8 +1751,13 @@ function Member$read(r: Reader, version: number): Member {
     const $clientId = r.compactString();
     f = "clientHost";
     const $clientHost = r.compactString();
-    f = "topologyEpoch";
-    const $topologyEpoch = r.int32();
+    if (r.remaining() < 4) {
+      f = "topologyEpoch";
+      r.skip(4);
+    }
+    const p2 = r.pos;
+    const $topologyEpoch = (r.buf[p2]! << 24) | (r.buf[p2 + 1]! << 16) | (r.buf[p2 + 2]! << 8) | r.buf[p2 + 3]!;
+    r.pos = p2 + 4;
     f = "processId";
     const $processId = r.compactString();
     f = "userEndpoint";
@@ -1771,8 +1796,13 @@ function Member$read(r: Reader, version: number): Member {
     const $assignment = Assignment$read(r, version);
     f = "targetAssignment";
     const $targetAssignment = Assignment$read(r, version);
+    if (r.remaining() < 1) {
+      f = "isClassic";
+      r.skip(1);
+    }
+    const p3 = r.pos;
     f = "isClassic";
-    const $isClassic = r.bool();
+    const $isClassic = r.boolUnchecked();
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -2220,8 +2250,13 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   try {
     f = "host";
     const $host = r.compactString();
-    f = "port";
-    const $port = r.uint16();
+    if (r.remaining() < 2) {
+      f = "port";
+      r.skip(2);
+    }
+    const p1 = r.pos;
+    const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
+    r.pos = p1 + 2;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3323,4 +3358,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 6c4634ef9f8f21f844c8.47b51e5986aaa68f4c72
+// kafka-wire fingerprint 457a6b7a3e606a26fdce.aa99f4480c76dda7507d

@@ -630,8 +630,13 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
     const $instanceId = r.compactNullableString();
     f = "rackId";
     const $rackId = r.compactNullableString();
-    f = "rebalanceTimeoutMs";
-    const $rebalanceTimeoutMs = r.int32();
+    if (r.remaining() < 4) {
+      f = "rebalanceTimeoutMs";
+      r.skip(4);
+    }
+    const p2 = r.pos;
+    const $rebalanceTimeoutMs = (r.buf[p2]! << 24) | (r.buf[p2 + 1]! << 16) | (r.buf[p2 + 2]! << 8) | r.buf[p2 + 3]!;
+    r.pos = p2 + 4;
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "activeTasks";
@@ -722,8 +727,13 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
         $taskEndOffsets = a;
       }
     }
+    if (r.remaining() < 1) {
+      f = "shutdownApplication";
+      r.skip(1);
+    }
+    const p3 = r.pos;
     f = "shutdownApplication";
-    const $shutdownApplication = r.bool();
+    const $shutdownApplication = r.boolUnchecked();
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -1348,8 +1358,13 @@ function Topology$read(r: Reader, version: number): Topology {
   let i = -1;
   try {
     let $subtopologies: Subtopology[];
-    f = "epoch";
-    const $epoch = r.int32();
+    if (r.remaining() < 4) {
+      f = "epoch";
+      r.skip(4);
+    }
+    const p1 = r.pos;
+    const $epoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     f = "subtopologies";
     {
       const n = r.compactArrayLength(8);
@@ -2647,8 +2662,13 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   try {
     f = "host";
     const $host = r.compactString();
-    f = "port";
-    const $port = r.uint16();
+    if (r.remaining() < 2) {
+      f = "port";
+      r.skip(2);
+    }
+    const p1 = r.pos;
+    const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
+    r.pos = p1 + 2;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -3092,4 +3112,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 1889a9df12527e4ce4bf.ca48aed2a8c1e56e4889
+// kafka-wire fingerprint 02cc1d0dc5a4cf7e8a71.c55e65298abf5acdb2d3

@@ -1280,8 +1280,13 @@ function Status$read(r: Reader, _version: number): Status {
   let f = "";
   const i = -1;
   try {
-    f = "statusCode";
-    const $statusCode = r.int8();
+    if (r.remaining() < 1) {
+      f = "statusCode";
+      r.skip(1);
+    }
+    const p1 = r.pos;
+    const $statusCode = (r.buf[p1]! << 24) >> 24;
+    r.pos = p1 + 1;
     f = "statusDetail";
     const $statusDetail = r.compactString();
     let unknown: UnknownTaggedField[] | undefined;
@@ -1755,8 +1760,13 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   try {
     f = "host";
     const $host = r.compactString();
-    f = "port";
-    const $port = r.uint16();
+    if (r.remaining() < 2) {
+      f = "port";
+      r.skip(2);
+    }
+    const p1 = r.pos;
+    const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
+    r.pos = p1 + 2;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -1866,4 +1876,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint 2fb0d7fb3c06c1876c87.b3bc562d0ce37247ccf3
+// kafka-wire fingerprint 128efea9cfd36ddebbcb.238014c636f84e446e19

@@ -229,8 +229,13 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     const $clientId = r.compactString();
     f = "clientHost";
     const $clientHost = r.compactString();
-    f = "rebalanceTimeoutMs";
-    const $rebalanceTimeoutMs = r.int32();
+    if (r.remaining() < 4) {
+      f = "rebalanceTimeoutMs";
+      r.skip(4);
+    }
+    const p1 = r.pos;
+    const $rebalanceTimeoutMs = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     f = "topologyId";
     const $topologyId = r.compactString();
     f = "processId";
@@ -529,8 +534,13 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   try {
     f = "host";
     const $host = r.compactString();
-    f = "port";
-    const $port = r.int32();
+    if (r.remaining() < 4) {
+      f = "port";
+      r.skip(4);
+    }
+    const p1 = r.pos;
+    const $port = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
+    r.pos = p1 + 4;
     let unknown: UnknownTaggedField[] | undefined;
     f = "";
     const count = r.uvarint();
@@ -773,4 +783,4 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
-// kafka-wire fingerprint de8fd4696458e87985a8.e8d19fbf71e11abec5fd
+// kafka-wire fingerprint 4331ecb8fc3cc66426ab.a0985194cd5576f3835e

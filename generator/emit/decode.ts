@@ -261,8 +261,9 @@ export class DecodeEmitter {
 }
 
 /**
- * Runs of two or more fixed-size fields read in every version of `ctx` (fields absent in all
- * of them take no bytes and do not break a run): they share one bounds check ("hoisted").
+ * Runs of fixed-size fields read in every version of `ctx` (fields absent in all of them take
+ * no bytes and do not break a run): they share one bounds check ("hoisted"), and their integers
+ * are read inline. A single such field is a run of one: inline too.
  */
 function fixedRuns(
   struct: StructSpec,
@@ -281,7 +282,7 @@ function fixedRuns(
       if (!isAlways(field) || fixedSizeOf(field.type) === undefined) break;
       run.push(field);
     }
-    if (run.length >= 2) {
+    if (run.length > 0) {
       starts.set(run[0]!, run);
       for (const field of run) inRun.add(field);
     }
