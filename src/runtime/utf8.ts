@@ -1,11 +1,9 @@
 /**
- * UTF-8 for Kafka strings: short strings take a hand-written path (no TextEncoder/TextDecoder
- * call overhead), long ones the platform's encoder/decoder, and ASCII of 24-63 bytes Node's
- * latin1Slice where the platform has it (platform.ts).
+ * UTF-8 for Kafka strings, without Node's Buffer: short strings take a hand-written path (no
+ * TextEncoder/TextDecoder call overhead), long ones the platform's encoder/decoder.
  */
 
 import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
-import { latin1Slice } from "./platform.js";
 
 /** Below this many UTF-16 units a JavaScript loop beats a TextEncoder call. */
 const SHORT_STRING = 32;
@@ -94,13 +92,6 @@ const fromCharCode = String.fromCharCode;
 const SHORT_ASCII = 64;
 
 /**
- * From this many bytes, an ASCII string is read with the platform's latin1Slice where there is
- * one (see platform.ts): it beats building the string in JavaScript (measured on Node 20: 50 vs
- * 57 ns at 24-30 bytes, 67 vs 103 ns at 40-60 bytes), but not below.
- */
-const LATIN1_FROM = 24;
-
-/**
  * Decodes `length` bytes at `offset`. Malformed sequences become U+FFFD, as Java's
  * `new String(bytes, UTF_8)` does, unless `strict`.
  * @throws KafkaDecodeError `INVALID_STRING` when `strict` and the bytes are not valid UTF-8.
@@ -111,18 +102,16 @@ export function readUtf8(buf: Uint8Array, offset: number, length: number, strict
   if (length <= 8) {
     const s = tinyAscii(buf, offset, length);
     if (s !== null) return s;
-  } else if (length < LATIN1_FROM || (latin1Slice === null && length < SHORT_ASCII)) {
+  } else if (length < SHORT_ASCII) {
     // ASCII (nearly every Kafka string) has one UTF-16 unit per byte: copied into a reused array
-    // of the exact length while all bytes are tested at once, then one fromCharCode call (beats
-    // both TextDecoder and string concatenation here).
+    // of the exact length while all bytes are tested at once, then one fromCharCode call. This
+    // beats TextDecoder here, and inside whole messages also Node's Buffer#latin1Slice (which
+    // wins alone from 24 bytes on, but made StreamsGroupHeartbeatRequest's join decode 11%
+    // slower: measured, and not used).
     const codes = SCRATCH[length]!;
     let all = 0;
     for (let i = 0; i < length; i++) all |= codes[i] = buf[offset + i]!;
     if (all < 0x80) return fromCharCode.apply(null, codes);
-  } else if (latin1Slice !== null && length < SHORT_ASCII) {
-    let all = 0;
-    for (let i = offset; i < offset + length; i++) all |= buf[i]!;
-    if (all < 0x80) return latin1Slice.call(buf, offset, offset + length);
   }
   return decodeUtf8(buf, offset, length, strict);
 }

@@ -411,7 +411,7 @@ describe("the short-string decode paths", () => {
     const next = (): number => (seed = (seed * 1103515245 + 12345) >>> 0) >>> 16;
     const samples: Uint8Array[] = [];
     for (let k = 0; k < 3000; k++) {
-      const n = 1 + (next() % 70); // fixed-arity (1..8), JavaScript (9..23), latin1Slice where the platform has it (24..63), TextDecoder
+      const n = 1 + (next() % 70); // fixed-arity (1..8), built in JavaScript (9..63), TextDecoder (64+)
       samples.push(Uint8Array.from({ length: n }, () => 0x20 + (next() % 95)));
     }
     // Same length, one byte apart.
@@ -422,7 +422,7 @@ describe("the short-string decode paths", () => {
     }
     // A non-ASCII byte last: decoded as UTF-8 (here a lone continuation byte, U+FFFD).
     samples.push(Uint8Array.from([...Array(20).fill(0x61), 0x80]));
-    // Non-ASCII at the lengths of the latin1Slice path (which must not take it): é (C3 A9) last, first.
+    // Non-ASCII among the lengths built in JavaScript (which must not take them): é (C3 A9) last, first.
     samples.push(
       Uint8Array.from([...Array(40).fill(0x61), 0xc3, 0xa9]),
       Uint8Array.from([0xc3, 0xa9, ...Array(30).fill(0x62)]),
