@@ -1800,7 +1800,6 @@ function Member$read(r: Reader, version: number): Member {
       f = "isClassic";
       r.skip(1);
     }
-    const p3 = r.pos;
     f = "isClassic";
     const $isClassic = r.boolUnchecked();
     let unknown: UnknownTaggedField[] | undefined;
@@ -3358,4 +3357,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 457a6b7a3e606a26fdce.aa99f4480c76dda7507d
+// kafka-wire fingerprint 8e538cece109b9ceb7e1.5536114be7cbeecd601c

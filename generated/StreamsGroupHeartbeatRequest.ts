@@ -731,7 +731,6 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
       f = "shutdownApplication";
       r.skip(1);
     }
-    const p3 = r.pos;
     f = "shutdownApplication";
     const $shutdownApplication = r.boolUnchecked();
     let unknown: UnknownTaggedField[] | undefined;
@@ -3112,4 +3111,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 02cc1d0dc5a4cf7e8a71.c55e65298abf5acdb2d3
+// kafka-wire fingerprint 4399ae89585ee5116459.4cd5845ad1dfbb672928

@@ -38,20 +38,24 @@ export class DecodeEmitter {
     // after the field, relative to the run's start.
     const placed = new Map<
       FieldSpec,
-      { run: number; offset: number; seek: boolean; last: boolean; end: number; bytes: number }
+      { run: number; offset: number; seek: boolean; last: boolean; end: number; bytes: number; usesStart: boolean }
     >();
     [...runs.starts.values()].forEach((run, k) => {
       const bytes = run.reduce((total, f) => total + fixedSizeOf(f.type)!, 0);
       let offset = 0;
       let pos = 0; // r.pos - pN: read inline, integers leave it where it was
+      const entries: [FieldSpec, { offset: number; seek: boolean; last: boolean; end: number }][] = [];
       for (const [j, f] of run.entries()) {
         const size = fixedSizeOf(f.type)!;
         const inline = PRIMITIVES[(f.type as PrimitiveFieldType).name].inlineRead !== undefined;
         const seek = !inline && pos !== offset;
         if (!inline) pos = offset + size;
-        placed.set(f, { run: k + 1, offset, seek, last: j === run.length - 1, end: pos, bytes });
+        entries.push([f, { offset, seek, last: j === run.length - 1, end: pos }]);
         offset += size;
       }
+      // A run of Reader reads only (no integer) never needs its start.
+      const usesStart = run.some((f) => PRIMITIVES[(f.type as PrimitiveFieldType).name].inlineRead !== undefined);
+      for (const [f, e] of entries) placed.set(f, { run: k + 1, ...e, bytes, usesStart });
     });
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
@@ -65,7 +69,7 @@ export class DecodeEmitter {
             read.block(`if (r.remaining() < ${at.bytes})`, () => {
               for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
             });
-            read.line(`const ${p} = r.pos;`);
+            if (at.usesStart) read.line(`const ${p} = r.pos;`);
           }
           // Integers are read inline from the checked bytes; others by the Reader at their offset.
           const name = (field.type as PrimitiveFieldType).name;
