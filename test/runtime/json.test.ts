@@ -210,6 +210,12 @@ describe("other JSON readers", () => {
     expectError(() => readJsonBool("true"), KafkaDecodeError, "INVALID_JSON");
     expect(readJsonString("x")).toBe("x");
     expectError(() => readJsonString(null), KafkaDecodeError, "INVALID_JSON");
+    // A pair (U+1F600 as D83D DE00) is a character; either half alone has no UTF-8 form.
+    expect(readJsonString("a\ud83d\ude00b")).toBe("a\u{1f600}b");
+    for (const lone of ["\ud83d", "a\ud83db", "\ude00", "\ude00\ud83d", "x\ud83d\ud83d\ude00"]) {
+      expectError(() => readJsonString(lone), KafkaDecodeError, "INVALID_JSON");
+    }
+    expect(readJsonString("x\ud83d\ude00\ud83d\ude00")).toBe("x\u{1f600}\u{1f600}");
     expect(readJsonNullableString(null)).toBeNull();
     expectError(() => readJsonNullableString(3), KafkaDecodeError, "INVALID_JSON");
   });
