@@ -52,16 +52,24 @@ const asciiHex = (text: string): string =>
 
 /**
  * memberId values of a StreamsGroupHeartbeatResponse (see heartbeatResponseHex) and their compact
- * string bytes: unsigned varint length+1, then UTF-8. Strings under 32 UTF-16 units take the
- * library's own loop; longer ones TextEncoder/TextDecoder.
+ * string bytes: unsigned varint length+1, then UTF-8. Encoding writes strings under 32 UTF-16
+ * units with the library's own loop; decoding builds ASCII strings of up to 8 bytes with one
+ * fixed-arity fromCharCode and up to 63 bytes from a scratch array; the rest go through
+ * TextEncoder/TextDecoder. The cases sit on each side of those edges.
  */
 const MEMBER_IDS: ReadonlyArray<
   { readonly text: string; readonly field: string } | { readonly text: string; readonly error: string }
 > = [
   { text: "", field: "01" },
   { text: "m", field: "02 6d" },
-  // 31 ASCII characters: the longest the short path takes.
+  // 8 and 9 ASCII characters: the longest fixed-arity decode, the shortest scratch-array one.
+  { text: "abcdefgh", field: `09 ${asciiHex("abcdefgh")}` },
+  { text: "abcdefghi", field: `0a ${asciiHex("abcdefghi")}` },
+  // 31 ASCII characters: the longest string the encoder's own loop takes.
   { text: "abcdefghijklmnopqrstuvwxyz01234", field: `20 ${asciiHex("abcdefghijklmnopqrstuvwxyz01234")}` },
+  // 63 and 64 ASCII characters: the longest scratch-array decode (length+1 = 64 = 40), then TextDecoder (41).
+  { text: "x".repeat(63), field: `40 ${"78".repeat(63)}` },
+  { text: "y".repeat(64), field: `41 ${"79".repeat(64)}` },
   // 200 bytes: length+1 = 201 = 0b1_1001001 → varint c9 01.
   { text: "k".repeat(200), field: `c901 ${"6b".repeat(200)}` },
   // é U+00E9 = c3 a9, € U+20AC = e2 82 ac, 😀 U+1F600 (a surrogate pair) = f0 9f 98 80: 9 bytes.
@@ -88,8 +96,12 @@ const INVALID_UTF8: ReadonlyArray<{ readonly field: string; readonly text: strin
   { field: "0e 61ff62 c0af 63 eda080 64 f09f98", text: "a\ufffdb\ufffd\ufffdc\ufffd\ufffd\ufffdd\ufffd" },
   // A lone lead byte.
   { field: "02 c3", text: "\ufffd" },
-  // 40 ASCII bytes then ff: 41 bytes (length+1 = 42 = 2a), past the short path.
+  // 40 ASCII bytes then ff: 41 bytes (length+1 = 42 = 2a): not ASCII, so TextDecoder.
   { field: `2a ${"61".repeat(40)} ff`, text: `${"a".repeat(40)}\ufffd` },
+  // 7 ASCII bytes then ff (8 bytes, 09) and 62 then ff (63 bytes, 40): the last byte of each
+  // short path's range is the one that is not ASCII.
+  { field: `09 ${"61".repeat(7)} ff`, text: `${"a".repeat(7)}\ufffd` },
+  { field: `40 ${"61".repeat(62)} ff`, text: `${"a".repeat(62)}\ufffd` },
 ];
 
 /** The heartbeat request whose task offsets carry the int64 cases (its other fields at their defaults). */
