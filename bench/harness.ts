@@ -144,7 +144,8 @@ function makeBatch(c: Contender): Batch {
   };
 }
 
-function quantile(sorted: readonly number[], q: number): number {
+/** The `q` quantile (0..1) of ascending `sorted`, interpolated between neighbours. */
+export function quantile(sorted: readonly number[], q: number): number {
   const pos = (sorted.length - 1) * q;
   const lo = Math.floor(pos);
   const hi = Math.ceil(pos);

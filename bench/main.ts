@@ -37,6 +37,7 @@ import {
   checksum,
   measureAllocation,
   prewarm,
+  quantile,
   runOp,
   type ContenderResult,
   type Op,
@@ -237,11 +238,11 @@ async function runInChildren(
   const runs: (readonly ContenderResult[])[] = [];
   for (let i = 0; i < n; i++) runs.push(await runInChild(op, values, baselineDir));
   if (n === 1) return runs[0]!;
-  const median = (xs: number[]): number => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = sorted.length >> 1;
-    return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  };
+  const median = (xs: number[]): number =>
+    quantile(
+      [...xs].sort((a, b) => a - b),
+      0.5,
+    );
   return runs[0]!.map((first, k) => {
     const ns = runs.map((r) => r[k]!.ns);
     const m = median(ns);

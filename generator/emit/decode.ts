@@ -45,16 +45,16 @@ export class DecodeEmitter {
       let offset = 0;
       let pos = 0; // r.pos - pN: read inline, integers leave it where it was
       const entries: [FieldSpec, { offset: number; seek: boolean; last: boolean; end: number }][] = [];
+      let usesStart = false; // a run of Reader reads only (no integer) never needs its start
       for (const [j, f] of run.entries()) {
         const size = fixedSizeOf(f.type)!;
         const inline = PRIMITIVES[(f.type as PrimitiveFieldType).name].inlineRead !== undefined;
         const seek = !inline && pos !== offset;
-        if (!inline) pos = offset + size;
+        if (inline) usesStart = true;
+        else pos = offset + size;
         entries.push([f, { offset, seek, last: j === run.length - 1, end: pos }]);
         offset += size;
       }
-      // A run of Reader reads only (no integer) never needs its start.
-      const usesStart = run.some((f) => PRIMITIVES[(f.type as PrimitiveFieldType).name].inlineRead !== undefined);
       for (const [f, e] of entries) placed.set(f, { run: k + 1, ...e, bytes, usesStart });
     });
     for (const field of struct.fields) {

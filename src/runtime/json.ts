@@ -8,8 +8,9 @@
  */
 
 import { isLosslessNumber, parse } from "lossless-json";
-import { KafkaDecodeError } from "./errors.js";
+import { KafkaDecodeError, type KafkaEncodeError } from "./errors.js";
 import { base64ToBytes, bytesToBase64, uuidFromString } from "./base64.js";
+import { utf8Length } from "./utf8.js";
 import { describe, describeNumber } from "./writer.js";
 
 const HEX = "0123456789ABCDEF";
@@ -230,24 +231,18 @@ export function readJsonBool(v: unknown): boolean {
 /** A JSON string. @throws KafkaDecodeError `INVALID_JSON` for anything else. */
 export function readJsonString(v: unknown): string {
   if (typeof v !== "string") throw invalid("a string", v);
-  // A lone surrogate has no UTF-8 form: encode would refuse it (INVALID_STRING), so it is refused
-  // here already, where the path shows which field holds it.
-  if (hasLoneSurrogate(v)) {
-    throw new KafkaDecodeError("INVALID_JSON", `expected a string without lone surrogates, got ${describe(v)}`, -1);
+  // A lone surrogate has no UTF-8 form: encode would refuse it, so it is refused here already,
+  // where the path shows which field holds it (utf8Length is where lone surrogates are found).
+  try {
+    utf8Length(v);
+  } catch (error) {
+    throw new KafkaDecodeError(
+      "INVALID_JSON",
+      `expected a string with a UTF-8 form: ${(error as KafkaEncodeError).reason}`,
+      -1,
+    );
   }
   return v;
-}
-
-/** Whether `s` has a high surrogate not followed by a low one, or a low one not after a high one. */
-function hasLoneSurrogate(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0xd800 || c > 0xdfff) continue;
-    const next = s.charCodeAt(i + 1); // NaN past the end
-    if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) return true;
-    i++; // a pair
-  }
-  return false;
 }
 
 /** A JSON string or null. @throws KafkaDecodeError `INVALID_JSON` for anything else. */

@@ -291,11 +291,7 @@ export class Reader {
         at,
       );
     }
-    return new KafkaDecodeError(
-      "INVALID_LENGTH",
-      `length ${len} exceeds the ${this.end - this.pos} bytes that remain`,
-      at,
-    );
+    return this.lengthError(len, at, 1);
   }
 
   private tooLongDecoded(at: number): KafkaDecodeError {
