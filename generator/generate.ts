@@ -297,18 +297,24 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   // fingerprint of what is emitted now and its text still matches that fingerprint (a file that
   // does not is stale whatever formatting would give: at least its fingerprint line would change).
   const checkByFingerprint = options.check === true && options.format !== false;
+  // Each file on disk is read once: renderCodecs looks at it for its fingerprint, the loop below
+  // compares with it.
+  const onDisk = new Map<string, Promise<string | null>>();
+  const readOnce = (name: string): Promise<string | null> => {
+    let text = onDisk.get(name);
+    if (text === undefined) onDisk.set(name, (text = readOutput(path.join(outDir, name), cwd)));
+    return text;
+  };
   const {
     messages,
     files: outputs,
     warnings,
-  } = await renderCodecs(checkByFingerprint ? { ...options, format: false } : options, (name) =>
-    readOutput(path.join(outDir, name), cwd),
-  );
+  } = await renderCodecs(checkByFingerprint ? { ...options, format: false } : options, readOnce);
   const results: { path: string; status: FileStatus }[] = [];
   if (!options.check) await mkdir(outDir, { recursive: true });
   for (const [name, text] of [...outputs].sort(([a], [b]) => a.localeCompare(b))) {
     const target = path.join(outDir, name);
-    const current = await readOutput(target, cwd);
+    const current = await readOnce(name);
     const label = toPosix(path.relative(cwd, target));
     if (current !== null && !current.startsWith(GENERATED_MARK)) {
       // Never replace a file we did not write: it is the user's.
