@@ -1,5 +1,5 @@
 /**
- * `kafka-wire records` and `kafka-wire internal-record` (cli/records.ts) against Kafka's record
+ * `kafka-wire records` and `kafka-wire internal-record` (cli/commands/records.ts, cli/commands/internal-record.ts) against Kafka's record
  * sets and internal-topic records (`../shared/golden/records/`): the printed records are the
  * vectors' records, in every input form (hex argument, binary or hex file, stdin) and every
  * `--bytes` format.

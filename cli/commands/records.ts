@@ -1,7 +1,6 @@
 /**
- * `kafka-wire records` (a record set as JSON lines, one per record) and `kafka-wire
- * internal-record` (one internal-topic key/value pair as JSON). Registered by cli.ts, which
- * gives these commands its input helpers and its choice of codecs (shipped, `--schemas`, `--kafka`).
+ * `kafka-wire records`: a record set (a Fetch/Produce `records` field, a log segment) as JSON
+ * lines, one per record, with its batch's fields.
  *
  * Compressed batches decode with the codecs of `kafka-wire-compression`, loaded by its package
  * name when a record set needs them.
@@ -10,38 +9,22 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import type { Command } from "commander";
-import type { DecodeRecordsOptions, DefaultRecord, LegacyBatch, RecordBatch, RecordSet } from "../src/records/index.js";
-import type { InternalTopics } from "../src/runtime/index.js";
-
-/** What the record commands need from the codecs a command runs with. */
-export interface RecordCodecs {
-  /** Internal-topic records of the schema set, when it has any. */
-  readonly internalTopics?: InternalTopics;
-  /** KRaft control records, when the schema set has their schemas. */
-  readonly controlDecoder?: DecodeRecordsOptions["controlDecoder"];
-  /** True for the codecs shipped with the CLI (the KIP-1071 seed set). */
-  readonly shipped: boolean;
-}
-
-/** What cli.ts lends these commands. */
-export interface RecordCommandDeps {
-  readonly stdout: { write(text: string): unknown };
-  readonly stderr: { write(text: string): unknown };
-  /** Everything on stdin, as bytes. @throws when stdin is a terminal (nothing piped). */
-  readonly readStdin: (what: string) => Promise<Uint8Array>;
-  readonly cwd: string;
-  readonly parseHex: (text: string) => Uint8Array;
-  /** Adds --schemas/--kafka/... to a command. */
-  readonly withSchemaSet: (command: Command) => Command;
-  /** The codecs chosen by those options (the shipped ones without them). */
-  readonly loadCodecs: (flags: object) => Promise<RecordCodecs>;
-}
+import type {
+  DecodeRecordsOptions,
+  DefaultRecord,
+  LegacyBatch,
+  RecordBatch,
+  RecordSet,
+} from "../../src/records/index.js";
+import { CliError, contextOf, type CliContext } from "../context.js";
+import { loadCodecs, withSchemaSet, type SchemaSetFlags } from "../schema-set.js";
+import { parseHex, readAllBytes } from "../text-io.js";
 
 /** How key, value and header value bytes are printed. */
 export type BytesFormat = "auto" | "utf8" | "base64" | "hex";
 const BYTES_FORMATS: readonly BytesFormat[] = ["auto", "utf8", "base64", "hex"];
 
-interface RecordsFlags {
+interface RecordsFlags extends SchemaSetFlags {
   readonly file?: string;
   readonly bytes?: string;
   readonly topic?: string;
@@ -126,36 +109,36 @@ function toJsonLine(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? String(v) : v));
 }
 
-async function readRecordSet(deps: RecordCommandDeps, hex: string | undefined, file: string | undefined) {
-  if (hex !== undefined && file !== undefined) throw new Error("give the record set as hex or --file, not both");
-  if (hex !== undefined) return deps.parseHex(hex);
+async function readRecordSet(context: CliContext, hex: string | undefined, file: string | undefined) {
+  if (hex !== undefined && file !== undefined) throw new CliError("give the record set as hex or --file, not both");
+  if (hex !== undefined) return parseHex(hex);
   const bytes =
     file !== undefined
       ? new Uint8Array(
-          await readFile(path.resolve(deps.cwd, file)).catch((e: NodeJS.ErrnoException) => {
-            throw new Error(`cannot read ${file}: ${e.code ?? e.message}`);
+          await readFile(path.resolve(context.cwd, file)).catch((e: NodeJS.ErrnoException) => {
+            throw new CliError(`cannot read ${file}: ${e.code ?? e.message}`);
           }),
         )
-      : await deps.readStdin("record set");
-  return isHexText(bytes) ? deps.parseHex(Buffer.from(bytes).toString("latin1")) : bytes;
+      : await readAllBytes(context.io.stdin, "record set");
+  return isHexText(bytes) ? parseHex(Buffer.from(bytes).toString("latin1")) : bytes;
 }
 
-async function recordsCommand(deps: RecordCommandDeps, hex: string | undefined, flags: RecordsFlags): Promise<void> {
+async function recordsCommand(context: CliContext, hex: string | undefined, flags: RecordsFlags): Promise<void> {
   const format = (flags.bytes ?? "auto") as BytesFormat;
   if (!BYTES_FORMATS.includes(format)) {
-    throw new Error(`--bytes ${JSON.stringify(flags.bytes)}: expected one of ${BYTES_FORMATS.join(", ")}`);
+    throw new CliError(`--bytes ${JSON.stringify(flags.bytes)}: expected one of ${BYTES_FORMATS.join(", ")}`);
   }
-  const bytes = await readRecordSet(deps, hex, flags.file);
-  const codecSet = await deps.loadCodecs(flags);
+  const bytes = await readRecordSet(context, hex, flags.file);
+  const codecSet = await loadCodecs(context.io, flags);
   const internal = flags.topic === undefined ? undefined : codecSet.internalTopics;
   if (flags.topic !== undefined && (internal === undefined || !internal.topics.includes(flags.topic))) {
-    throw new Error(
+    throw new CliError(
       `no internal-topic records for ${flags.topic} in ${codecSet.shipped ? "the shipped codecs" : "this schema set"}` +
         (codecSet.shipped ? "; pass --kafka <version> for Kafka's" : ""),
     );
   }
   const { codecs } = await import("kafka-wire-compression");
-  const { decodeRecords } = await import("../src/records/index.js");
+  const { decodeRecords } = await import("../../src/records/index.js");
   const set: RecordSet = await decodeRecords(bytes, {
     codecs: codecs as DecodeRecordsOptions["codecs"],
     verifyCrc: flags.skipCrc !== true,
@@ -189,51 +172,26 @@ async function recordsCommand(deps: RecordCommandDeps, hex: string | undefined, 
       if (internal !== undefined && control === undefined) {
         line["internal"] = JSON.parse(internal.toJson(flags.topic!, internal.decode(flags.topic!, r.key, r.value)));
       }
-      deps.stdout.write(`${toJsonLine(line)}\n`);
+      context.io.stdout.write(`${toJsonLine(line)}\n`);
     }
   }
   if (set.incompleteTail > 0) {
-    deps.stderr.write(
+    context.io.stderr.write(
       `note: the last ${set.incompleteTail} bytes are an incomplete batch (a fetch cut short), not shown\n`,
     );
   }
 }
 
-interface InternalRecordFlags {
-  readonly key?: string;
-  readonly value?: string;
-}
-
-async function internalRecordCommand(
-  deps: RecordCommandDeps,
-  topic: string,
-  flags: InternalRecordFlags,
-): Promise<void> {
-  const codecSet = await deps.loadCodecs(flags);
-  const internal = codecSet.internalTopics;
-  if (internal === undefined || !internal.topics.includes(topic)) {
-    const known = internal === undefined || internal.topics.length === 0 ? "none" : internal.topics.join(", ");
-    throw new Error(
-      `no records of ${topic} in ${codecSet.shipped ? "the shipped codecs" : "this schema set"} (its internal topics: ${known})` +
-        (codecSet.shipped ? "; pass --kafka <version> for Kafka's coordinator and metadata records" : ""),
-    );
-  }
-  const key = flags.key === undefined ? null : deps.parseHex(flags.key);
-  const value = flags.value === undefined ? null : deps.parseHex(flags.value);
-  deps.stdout.write(`${internal.toJson(topic, internal.decode(topic, key, value))}\n`);
-}
-
-/** Registers `records` and `internal-record` on the program. */
-export function registerRecordCommands(program: Command, deps: RecordCommandDeps): void {
-  deps
-    .withSchemaSet(
-      program
-        .command("records")
-        .description(
-          "decode a record set (a Fetch/Produce `records` field, a log segment) into JSON lines: one per record, with its batch's fields",
-        )
-        .argument("[hex]", "the record set as hex; else --file, else stdin (binary or hex)"),
-    )
+/** Registers `records` on the program. */
+export function registerRecords(program: Command): void {
+  withSchemaSet(
+    program
+      .command("records")
+      .description(
+        "decode a record set (a Fetch/Produce `records` field, a log segment) into JSON lines: one per record, with its batch's fields",
+      )
+      .argument("[hex]", "the record set as hex; else --file, else stdin (binary or hex)"),
+  )
     .option("--file <path>", "read the record set from a file (binary, or hex text)")
     .option(
       "--bytes <format>",
@@ -250,29 +208,7 @@ export function registerRecordCommands(program: Command, deps: RecordCommandDeps
         "(--kafka <version>).\n\nExamples:\n  kafka-wire records --file 00000000000000000000.log --bytes hex\n" +
         "  kafka-wire records --file offsets.bin --topic __consumer_offsets --kafka 4.1.0",
     )
-    .action(async (hex: string | undefined, flags: RecordsFlags) => {
-      await recordsCommand(deps, hex, flags);
-    });
-
-  deps
-    .withSchemaSet(
-      program
-        .command("internal-record")
-        .description(
-          "decode one internal-topic record (__consumer_offsets, __transaction_state, __share_group_state, __cluster_metadata, ...) as JSON",
-        )
-        .argument("<topic>", "the internal topic, e.g. __consumer_offsets"),
-    )
-    .option("--key <hex>", "the record key as hex (coordinator topics)")
-    .option("--value <hex>", "the record value as hex; omit for a tombstone")
-    .addHelpText(
-      "after",
-      "\nPrints {recordType, keySchema, key, valueSchema, valueVersion, value} with the key and value in\n" +
-        "Kafka's JSON form. The shipped codecs know only the KIP-1071 seed's streams member metadata\n" +
-        "(record type 19); --kafka <version> gives every record type of that release.\n\nExample:\n" +
-        "  kafka-wire internal-record __consumer_offsets --key 0013000a6f72646572732d6170700003... --value 0000...",
-    )
-    .action(async (topic: string, flags: InternalRecordFlags) => {
-      await internalRecordCommand(deps, topic, flags);
+    .action(async (hex: string | undefined, flags: RecordsFlags, command: Command) => {
+      await recordsCommand(contextOf(command), hex, flags);
     });
 }
