@@ -21,8 +21,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { MessageCodec } from "../src/runtime/codec.js";
 import type { Protocol } from "../src/runtime/framing.js";
 import type { InternalTopics } from "../src/runtime/internal-topics.js";
-import { resolveCacheDir } from "../generator/cache-dir.js";
-import { findSchemaFiles } from "../generator/schema-files.js";
+import { resolveCacheDir } from "./cache-dir.js";
+import { findSchemaFiles } from "../generator/schema/schema-files.js";
 
 /** A set of codecs the CLI works with. */
 export interface CodecSet {
@@ -42,11 +42,11 @@ export interface SchemaSetOptions {
   readonly cwd: string;
   /** Schema files or folders. */
   readonly schemas?: readonly string[];
-  /** A Kafka release's schemas (see generator/kafka-release.ts). */
+  /** A Kafka release's schemas (see kafka-release.ts). */
   readonly kafka?: string;
   readonly kafkaSource?: string;
   readonly kafkaMirror?: string;
-  /** The cache folder (default: generator/cache-dir.ts). */
+  /** The cache folder (default: cache-dir.ts). */
   readonly cacheDir?: string;
   /** Told about slow steps (downloading, generating), one line each. */
   readonly onStatus?: (line: string) => void;
@@ -111,7 +111,7 @@ export async function loadSchemaSet(options: SchemaSetOptions): Promise<LoadedSc
   const entries: { path: string; label: string }[] = [];
   let cleanup = async (): Promise<void> => {};
   if (options.kafka !== undefined || options.kafkaSource !== undefined) {
-    const { resolveKafkaSchemas } = await import("../generator/kafka-release.js");
+    const { resolveKafkaSchemas } = await import("./kafka-release.js");
     const kafka = await resolveKafkaSchemas({
       ...(options.kafka === undefined ? {} : { version: options.kafka }),
       ...(options.kafkaSource === undefined ? {} : { source: options.kafkaSource }),

@@ -11,7 +11,7 @@
 
 import type { Command } from "commander";
 import type { MessageCodec } from "../src/runtime/index.js";
-import { editDistance } from "../generator/edit-distance.js";
+import { editDistance } from "../generator/schema/edit-distance.js";
 import type { CodecSet as LoadedCodecs } from "./codecs.js";
 import { CliError, oneLine, type CliIO } from "./context.js";
 
@@ -77,8 +77,8 @@ export async function loadCodecs(io: CliIO, flags: SchemaSetFlags): Promise<Code
     throw new CliError("--schemas cannot be combined with --kafka or --kafka-source");
   }
   const { loadSchemaSet } = await import("./codecs.js");
-  const { SchemaError } = await import("../generator/errors.js");
-  const { KafkaReleaseError } = await import("../generator/kafka-release.js");
+  const { SchemaError } = await import("../generator/schema/errors.js");
+  const { KafkaReleaseError } = await import("./kafka-release.js");
   try {
     const loaded = await loadSchemaSet({
       cwd: io.cwd ?? process.cwd(),

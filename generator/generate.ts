@@ -14,17 +14,17 @@ import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { version as prettierVersion } from "prettier";
-import { DEFAULT_RUNTIME_IMPORT } from "./config.js";
+import { DEFAULT_RUNTIME_IMPORT } from "./schema/config.js";
 import { FORMAT_OPTIONS, formatTypeScriptFiles, type FormatJob } from "./format-pool.js";
 import { indexModules } from "./emit/index-module.js";
 import { hasInternalTopics, INTERNAL_TOPICS_MODULE, internalTopicsModule } from "./emit/internal-topics.js";
-import { planInternalTopics, type InternalRecordRegistration } from "./internal-topics.js";
+import { planInternalTopics, type InternalRecordRegistration } from "./schema/internal-topics.js";
 import { emitMessage } from "./emit/module.js";
 import { GENERATED_MARK } from "./emit/names.js";
-import { SchemaError } from "./errors.js";
-import { loadSchema } from "./load.js";
-import type { Diagnostic, MessageSpec } from "./model.js";
-import { findSchemaFiles } from "./schema-files.js";
+import { SchemaError } from "./schema/errors.js";
+import { loadSchema } from "./schema/load.js";
+import type { Diagnostic, MessageSpec } from "./schema/model.js";
+import { findSchemaFiles } from "./schema/schema-files.js";
 
 /** What {@link renderCodecs} needs: the schemas and how to name and import things. */
 export interface RenderOptions {

@@ -20,10 +20,10 @@ import {
   formatDiffReport,
   type DiffChange,
   type DiffReport,
-} from "../generator/diff.js";
-import { SchemaError } from "../generator/errors.js";
-import { loadSchema, loadSchemaFile } from "../generator/load.js";
-import type { MessageSpec } from "../generator/model.js";
+} from "../generator/diff/diff.js";
+import { SchemaError } from "../generator/schema/errors.js";
+import { loadSchema, loadSchemaFile } from "../generator/schema/load.js";
+import type { MessageSpec } from "../generator/schema/model.js";
 import { REPO_ROOT, describeShared } from "./support/shared.js";
 
 const FIXTURES = path.join(REPO_ROOT, "test/fixtures/diff");

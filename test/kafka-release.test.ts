@@ -1,6 +1,6 @@
 /**
  * `kafka-wire generate --kafka <version>`: Kafka's schemas from a source release, downloaded
- * from a mirror, verified, cached and extracted (generator/kafka-release.ts), and the offline
+ * from a mirror, verified, cached and extracted (cli/kafka-release.ts), and the offline
  * `--kafka-source` forms.
  *
  * Never touches the internet: a loopback HTTP server plays the mirror, serving source archives
@@ -23,7 +23,7 @@ import {
   releaseUrls,
   resolveKafkaSchemas,
   type KafkaSchemas,
-} from "../generator/kafka-release.js";
+} from "../cli/kafka-release.js";
 import { main } from "../cli/cli.js";
 import { KAFKA_LAYOUT, sha512 } from "./support/kafka-mirror.js";
 import { describeShared } from "./support/shared.js";

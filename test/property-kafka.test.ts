@@ -7,7 +7,7 @@
 import { readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { beforeAll, describe } from "vitest";
-import { loadSchemaFile } from "../generator/load.js";
+import { loadSchemaFile } from "../generator/schema/load.js";
 import type { MessageCodec } from "../src/runtime/index.js";
 import { corpusCodec } from "./support/corpus.js";
 import { roundTripTests } from "./support/roundtrip.js";

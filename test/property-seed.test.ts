@@ -6,7 +6,7 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe } from "vitest";
-import { loadSchemaFile } from "../generator/load.js";
+import { loadSchemaFile } from "../generator/schema/load.js";
 import { messages } from "../generated/index.js";
 import type { MessageCodec } from "../src/runtime/index.js";
 import config from "../kafka-wire.config.json" with { type: "json" };

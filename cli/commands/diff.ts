@@ -7,8 +7,8 @@ import { CliError, contextOf, oneLine, type CliIO } from "../context.js";
 async function diffCommand(io: CliIO, oldPath: string, newPath: string, flags: { json?: boolean }): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
   const { diffSchemaFiles, formatDiffReport, diffExitCode, SchemaMismatchError } =
-    await import("../../generator/diff.js");
-  const { SchemaError } = await import("../../generator/errors.js");
+    await import("../../generator/diff/diff.js");
+  const { SchemaError } = await import("../../generator/schema/errors.js");
   let report: ReturnType<typeof diffSchemaFiles>;
   try {
     // Paths as the user typed them make the report's file names (resolved only for another cwd).

@@ -2,7 +2,7 @@
 
 import path from "node:path";
 import type { Command } from "commander";
-import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../../generator/config.js";
+import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../../generator/schema/config.js";
 import { CliError, contextOf, plural, type CliIO } from "../context.js";
 
 interface GenerateFlags {
@@ -20,9 +20,9 @@ interface GenerateFlags {
 
 async function generateCommand(io: CliIO, flags: GenerateFlags): Promise<number> {
   const cwd = io.cwd ?? process.cwd();
-  const { resolveSettings, regenerateCommand, ConfigError } = await import("../../generator/config.js");
+  const { resolveSettings, regenerateCommand, ConfigError } = await import("../../generator/schema/config.js");
   const { generate } = await import("../../generator/generate.js");
-  const { SchemaError } = await import("../../generator/errors.js");
+  const { SchemaError } = await import("../../generator/schema/errors.js");
   // --kafka / --kafka-source replace the schema set (the configuration's `schemas` included).
   const kafka = await kafkaSchemas(io, cwd, flags);
   let result: Awaited<ReturnType<typeof generate>>;
@@ -110,7 +110,7 @@ async function kafkaSchemas(io: CliIO, cwd: string, flags: GenerateFlags) {
   }
   if (flags.kafka === undefined && flags.kafkaSource === undefined) return undefined;
   if (flags.schemas !== undefined) throw new CliError("--schemas cannot be combined with --kafka or --kafka-source");
-  const { resolveKafkaSchemas } = await import("../../generator/kafka-release.js");
+  const { resolveKafkaSchemas } = await import("../kafka-release.js");
   return resolveKafkaSchemas({
     ...(flags.kafka === undefined ? {} : { version: flags.kafka }),
     ...(flags.kafkaSource === undefined ? {} : { source: flags.kafkaSource }),

@@ -1,7 +1,7 @@
 /** `kafka-wire list`: the known messages with their type, api key and versions. */
 
 import type { Command } from "commander";
-import { Versions } from "../../generator/versions.js";
+import { Versions } from "../../generator/schema/versions.js";
 import { contextOf, type CliIO } from "../context.js";
 import { loadCodecs, SCHEMA_SET_HELP, withSchemaSet, type SchemaSetFlags } from "../schema-set.js";
 import { writeOut } from "../text-io.js";

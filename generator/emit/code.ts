@@ -4,7 +4,7 @@
  * ({@link Code.ifVersionAll}), which is how a field's size and write code come from one walk.
  */
 
-import { condition, type Versions } from "../versions.js";
+import { condition, type Versions } from "../schema/versions.js";
 
 export class Code {
   private readonly lines: string[] = [];

@@ -4,9 +4,9 @@
  * in the order they are emitted.
  */
 
-import type { FieldSpec, MessageSpec, StructSpec } from "../model.js";
-import type { Versions } from "../versions.js";
-import { flexibleVersionsOf, structOf } from "../wire-types.js";
+import type { FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
+import type { Versions } from "../schema/versions.js";
+import { flexibleVersionsOf, structOf } from "../schema/wire-types.js";
 import type { Code } from "./code.js";
 
 export interface EmitOptions {

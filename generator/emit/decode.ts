@@ -4,8 +4,8 @@
  * allocated (using the fewest bytes an element can take).
  */
 
-import type { FieldSpec, FieldType, PrimitiveFieldType, StructSpec } from "../model.js";
-import { condition, type Versions } from "../versions.js";
+import type { FieldSpec, FieldType, PrimitiveFieldType, StructSpec } from "../schema/model.js";
+import { condition, type Versions } from "../schema/versions.js";
 import {
   encodingDependsOnFlexible,
   fixedSizeOf,
@@ -15,7 +15,7 @@ import {
   regularVersions,
   tsFieldType,
   tsTypeOf,
-} from "../wire-types.js";
+} from "../schema/wire-types.js";
 import { Code } from "./code.js";
 import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
 import { literal } from "./defaults.js";

@@ -4,8 +4,8 @@
  * exported `createX(init)` functions that fill what an init omits with defaults, at any depth.
  */
 
-import type { DefaultValue, FieldSpec, StructSpec } from "../model.js";
-import { structOf, tsFieldType } from "../wire-types.js";
+import type { DefaultValue, FieldSpec, StructSpec } from "../schema/model.js";
+import { structOf, tsFieldType } from "../schema/wire-types.js";
 import type { Code } from "./code.js";
 import { fieldMark, type ModuleContext } from "./context.js";
 

@@ -4,9 +4,15 @@
  * the lengths it recorded in `lens`, in the same order).
  */
 
-import type { FieldSpec, FieldType, StructSpec } from "../model.js";
-import type { Versions } from "../versions.js";
-import { encodingDependsOnFlexible, fixedSizeOf, PRIMITIVES, primitiveOps, regularVersions } from "../wire-types.js";
+import type { FieldSpec, FieldType, StructSpec } from "../schema/model.js";
+import type { Versions } from "../schema/versions.js";
+import {
+  encodingDependsOnFlexible,
+  fixedSizeOf,
+  PRIMITIVES,
+  primitiveOps,
+  regularVersions,
+} from "../schema/wire-types.js";
 import { Code } from "./code.js";
 import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
 import type { Defaults } from "./defaults.js";

@@ -5,7 +5,7 @@
  * import of one codec from the index bundles only that codec: the protocol holds every codec.
  */
 
-import type { MessageSpec } from "../model.js";
+import type { MessageSpec } from "../schema/model.js";
 import { Code } from "./code.js";
 import { header, jsDoc, type HeaderFacts } from "./names.js";
 

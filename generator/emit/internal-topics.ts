@@ -5,9 +5,9 @@
  * own module, so that importing a codec from the index does not keep these tables in a bundle.
  */
 
-import { SchemaError } from "../errors.js";
-import type { InternalTopicsPlan } from "../internal-topics.js";
-import type { MessageSpec } from "../model.js";
+import { SchemaError } from "../schema/errors.js";
+import type { InternalTopicsPlan } from "../schema/internal-topics.js";
+import type { MessageSpec } from "../schema/model.js";
 import { Code } from "./code.js";
 import { header, jsDoc, type HeaderFacts } from "./names.js";
 

@@ -3,9 +3,9 @@
  * Keys are the property names; int64 are JSON numbers written exactly; bytes are base64.
  */
 
-import type { FieldType, StructSpec } from "../model.js";
-import type { Versions } from "../versions.js";
-import { PRIMITIVES, regularVersions, tsFieldType, tsTypeOf } from "../wire-types.js";
+import type { FieldType, StructSpec } from "../schema/model.js";
+import type { Versions } from "../schema/versions.js";
+import { PRIMITIVES, regularVersions, tsFieldType, tsTypeOf } from "../schema/wire-types.js";
 import { Code } from "./code.js";
 import { fieldMark, structFunction, type ModuleContext } from "./context.js";
 import { literal, type Defaults } from "./defaults.js";

@@ -6,15 +6,16 @@
  * by prettier afterwards (generate.ts).
  */
 
-import type { MessageSpec, StructSpec } from "../model.js";
-import { tsFieldType } from "../wire-types.js";
+import type { MessageSpec, StructSpec } from "../schema/model.js";
+import { tsFieldType } from "../schema/wire-types.js";
 import { Code } from "./code.js";
 import { ModuleContext, type EmitOptions } from "./context.js";
 import { DecodeEmitter } from "./decode.js";
 import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
 import { JsonEmitter } from "./json.js";
-import { fieldDocs, header, jsDoc, messageDocs, RUNTIME_TYPES, structDocs } from "./names.js";
+import { RUNTIME_TYPES } from "../schema/reserved-names.js";
+import { fieldDocs, header, jsDoc, messageDocs, structDocs } from "./names.js";
 
 export type { EmitOptions } from "./context.js";
 

@@ -5,7 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { Code } from "../../generator/emit/code.js";
-import { Versions } from "../../generator/versions.js";
+import { Versions } from "../../generator/schema/versions.js";
 
 const v = (lowest: number, highest: number = lowest): Versions => Versions.of(lowest, highest);
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveSettings } from "../../generator/config.js";
+import { resolveSettings } from "../../generator/schema/config.js";
 
 describe("resolveSettings", () => {
   let dir: string;

@@ -1,11 +1,11 @@
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { SchemaError } from "../../generator/errors.js";
-import { MAX_STRUCT_DEPTH, loadSchema, loadSchemaFile, type LoadOptions } from "../../generator/load.js";
-import type { FieldSpec, MessageSpec, StructSpec } from "../../generator/model.js";
-import { isTaggedIn } from "../../generator/wire-types.js";
-import { MAX_NESTING_DEPTH, parseSchemaText } from "../../generator/parse.js";
+import { SchemaError } from "../../generator/schema/errors.js";
+import { MAX_STRUCT_DEPTH, loadSchema, loadSchemaFile, type LoadOptions } from "../../generator/schema/load.js";
+import type { FieldSpec, MessageSpec, StructSpec } from "../../generator/schema/model.js";
+import { isTaggedIn } from "../../generator/schema/wire-types.js";
+import { MAX_NESTING_DEPTH, parseSchemaText } from "../../generator/schema/parse.js";
 import { REPO_ROOT, describeShared, isCi, requireShared, sharedStatus } from "../support/shared.js";
 
 const FILE = "inline/TestRequest.json";

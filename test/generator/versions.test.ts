@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { condition, MAX_VERSION, Versions, VersionsSyntaxError } from "../../generator/versions.js";
+import { condition, MAX_VERSION, Versions, VersionsSyntaxError } from "../../generator/schema/versions.js";
 
 const v = (lowest: number, highest: number = lowest): Versions => Versions.of(lowest, highest);
 const { NONE, ALL } = Versions;

@@ -4,9 +4,9 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { loadSchema } from "../../generator/load.js";
-import type { FieldSpec, StructSpec } from "../../generator/model.js";
-import { Versions } from "../../generator/versions.js";
+import { loadSchema } from "../../generator/schema/load.js";
+import type { FieldSpec, StructSpec } from "../../generator/schema/model.js";
+import { Versions } from "../../generator/schema/versions.js";
 import {
   PRIMITIVES,
   PRIMITIVE_NAMES,
@@ -19,7 +19,7 @@ import {
   regularVersions,
   schemaTypeName,
   tsFieldType,
-} from "../../generator/wire-types.js";
+} from "../../generator/schema/wire-types.js";
 
 // Versions 0-3, flexible from 2. Client overrides flexibleVersions to "none" (as RequestHeader's
 // ClientId does); Later is an ordinary field in version 1 and a tagged one from version 2.

@@ -5,8 +5,8 @@
  */
 
 import fc from "fast-check";
-import type { DefaultValue, FieldSpec, FieldType, MessageSpec, StructSpec } from "../../generator/model.js";
-import type { Versions } from "../../generator/versions.js";
+import type { DefaultValue, FieldSpec, FieldType, MessageSpec, StructSpec } from "../../generator/schema/model.js";
+import type { Versions } from "../../generator/schema/versions.js";
 import { uuidToString } from "../../src/runtime/index.js";
 
 type Value = unknown;

@@ -5,7 +5,7 @@
 
 import fc from "fast-check";
 import { expect, it } from "vitest";
-import type { MessageSpec } from "../../generator/model.js";
+import type { MessageSpec } from "../../generator/schema/model.js";
 import type { MessageCodec } from "../../src/runtime/index.js";
 import { allFieldPaths, collectNonDefaultPaths, ModelArbitraries } from "./arbitraries.js";
 

@@ -16,7 +16,7 @@ import path from "node:path";
 import { SchemaError } from "./errors.js";
 import { parseSchemaDocument, type JsonNode, type SchemaDocument } from "./parse.js";
 import type { MessageSpec, MessageType, StructSpec } from "./model.js";
-import { reservedNameReason } from "./emit/names.js";
+import { reservedNameReason } from "./reserved-names.js";
 import { describeNode, findProperty, quote, spaceHint, type JsonObject } from "./schema-reader.js";
 import { FieldLoader, VALID_TYPE_NAME, type StructEntry } from "./load-fields.js";
 import { MAX_VERSION, Versions } from "./versions.js";

@@ -7,8 +7,8 @@
  */
 
 // The runtime's own definition of the schema's `"type"` values (the wire vocabulary).
-export type { MessageType } from "../src/runtime/wire.js";
-import type { MessageType } from "../src/runtime/wire.js";
+export type { MessageType } from "../../src/runtime/wire.js";
+import type { MessageType } from "../../src/runtime/wire.js";
 import type { Versions } from "./versions.js";
 
 /** Scalar and opaque types of the schema language. */

@@ -7,7 +7,7 @@
  * Also the version conditions pruned at generation time, as Kafka's `VersionConditional` does.
  */
 
-import type { VersionRange } from "../src/runtime/wire.js";
+import type { VersionRange } from "../../src/runtime/wire.js";
 
 /** Kafka's highest possible version: `"N+"` means `N..32767` (Java's `Short.MAX_VALUE`). */
 export const MAX_VERSION = 0x7fff;

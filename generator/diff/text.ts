@@ -3,8 +3,8 @@
  * alone, and short texts for defaults and about changes.
  */
 
-import type { DefaultValue, FieldType } from "./model.js";
-import { PRIMITIVES, schemaTypeName } from "./wire-types.js";
+import type { DefaultValue, FieldType } from "../schema/model.js";
+import { PRIMITIVES, schemaTypeName } from "../schema/wire-types.js";
 
 /** The type as the schema writes it, with struct names: `int32`, `[]string`, `struct Topology`, `[]Subtopology`. */
 export function typeLabel(type: FieldType): string {

@@ -3,8 +3,8 @@
  * pair up, moved, were added or removed.
  */
 
-import type { FieldSpec } from "./model.js";
-import { sameShape } from "./diff-text.js";
+import type { FieldSpec } from "../schema/model.js";
+import { sameShape } from "./text.js";
 
 /** One step of the alignment of two field lists. */
 export type Step =

@@ -3,8 +3,8 @@
  * by field (see diff.ts for what counts as breaking).
  */
 
-import type { ChangeBody, Collector, DiffKind } from "./diff.js";
-import { alignFields } from "./diff-align.js";
+import type { ChangeBody, Collector, DiffKind } from "./report.js";
+import { alignFields } from "./align.js";
 import {
   aboutExcerpts,
   defaultLabel,
@@ -15,9 +15,9 @@ import {
   sameDefault,
   sameShape,
   typeLabel,
-} from "./diff-text.js";
-import type { FieldSpec, MessageSpec, StructSpec } from "./model.js";
-import { fieldWireAt, isCompactIn, isTaggedIn, structOf } from "./wire-types.js";
+} from "./text.js";
+import type { FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
+import { fieldWireAt, isCompactIn, isTaggedIn, structOf } from "../schema/wire-types.js";
 
 /** Where a field sits: its path in the new schema and in the old one. */
 interface Place {

@@ -37,7 +37,7 @@ export interface GenerateConfig {
   /**
    * Schemas registered as internal-topic records, by value schema name:
    * `{ "topic": "__consumer_offsets", "recordType": 19, "key": "StreamsGroupMemberMetadataKey" }`
-   * (see generator/internal-topics.ts for the records derived without it).
+   * (see generator/schema/internal-topics.ts for the records derived without it).
    */
   readonly internalRecords?: Readonly<Record<string, InternalRecordRegistration>>;
 }

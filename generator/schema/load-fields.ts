@@ -8,7 +8,7 @@
 import { propertyNameOf, type FieldSpec, type FieldType, type PrimitiveTypeName, type StructSpec } from "./model.js";
 import type { JsonNode } from "./parse.js";
 import { defaultText as readDefaultText, parseDefault, type StructRef, type TypeRef } from "./load-defaults.js";
-import { reservedNameReason } from "./emit/names.js";
+import { reservedNameReason } from "./reserved-names.js";
 import {
   describeNode,
   findProperty,
