@@ -174,7 +174,16 @@ export const ERROR_CODES: readonly ErrorCodeInfo[] = /*@__PURE__*/ ROWS.map(([co
   Object.freeze({ code, name, retriable, description }),
 );
 
-const BY_CODE: ReadonlyMap<number, ErrorCodeInfo> = /*@__PURE__*/ new Map(ERROR_CODES.map((e) => [e.code, e]));
+// Built on first use, not at load: a bundler keeps a top-level `new Map(ERROR_CODES.map(…))` (the
+// `.map` call may have effects, /*@__PURE__*/ or not), which would put the whole table in every
+// bundle that imports anything from the package root (test/browser.test.ts measures it).
+let byCode: ReadonlyMap<number, ErrorCodeInfo> | undefined;
+
+/** The table by code. */
+function byCodeTable(): ReadonlyMap<number, ErrorCodeInfo> {
+  byCode ??= new Map(ERROR_CODES.map((e) => [e.code, e]));
+  return byCode;
+}
 
 /**
  * The name, retriability and description of an error code.
@@ -187,9 +196,10 @@ const BY_CODE: ReadonlyMap<number, ErrorCodeInfo> = /*@__PURE__*/ new Map(ERROR_
  * @returns e.g. `{ code: 35, name: "UNSUPPORTED_VERSION", retriable: false, description: "…", known: true }`.
  */
 export function errorCodeInfo(code: number): ErrorCodeLookup {
-  const info = BY_CODE.get(code);
+  const table = byCodeTable();
+  const info = table.get(code);
   if (info !== undefined) return { ...info, known: true };
-  const fallback = BY_CODE.get(-1)!;
+  const fallback = table.get(-1)!;
   return {
     code,
     name: fallback.name,

@@ -1,9 +1,7 @@
 /**
  * kafka-wire where its users run it: in a browser, through a bundler.
  *
- * - Bundle size: each seed codec bundled alone (as `kafka-wire/messages/<Name>` is) with the
- *   runtime, minified and gzipped, and the four seed codecs together; a one-codec bundle must not
- *   contain any other codec. `npm run size` runs this part alone.
+ * - Bundle sizes: test/size.test.ts (`npm run size`).
  * - Headless Chromium: one codec bundled for the browser (esbuild, `browser` platform: a Node.js
  *   built-in reached from it fails the build) runs in Debian's Chromium, encodes and decodes a
  *   StreamsGroupHeartbeatRequest, and gives the bytes worked out by hand below and the same
@@ -13,7 +11,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { StreamsGroupHeartbeatRequest } from "../generated/StreamsGroupHeartbeatRequest.js";
-import { bundleForBrowser, describeChromium, withChromiumPage, type Bundle } from "./support/browser.js";
+import { bundleForBrowser, describeChromium, withChromiumPage } from "./support/browser.js";
 import { REPO_ROOT } from "./support/shared.js";
 
 /** The seed codecs: every generated module but the index and internal-topics (as tsup.config.ts finds them). */
@@ -115,50 +113,6 @@ export function run(handHex) {
 function otherMessages(name: string): string[] {
   return SEED.filter((n) => n !== name);
 }
-
-const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
-
-describe("bundle size (esbuild, browser platform, minified + gzipped)", () => {
-  const singles = new Map<string, Bundle>();
-
-  it("finds the seed codecs: the four KIP-1071 messages and the member metadata key", () => {
-    expect(SEED).toEqual([
-      "StreamsGroupDescribeResponse",
-      "StreamsGroupHeartbeatRequest",
-      "StreamsGroupHeartbeatResponse",
-      "StreamsGroupMemberMetadataKey",
-      "StreamsGroupMemberMetadataValue",
-    ]);
-  });
-
-  it.each(SEED)("one message + runtime: %s, without the other codecs", async (name) => {
-    const bundle = await bundleForBrowser(`export { ${name} } from "./generated/${name}.js";`, REPO_ROOT);
-    singles.set(name, bundle);
-    expect(bundle.code).toContain(JSON.stringify(name));
-    for (const other of otherMessages(name))
-      expect(bundle.code, `${name}'s bundle contains ${other}`).not.toContain(other);
-    console.log(`[size] ${name} + runtime: ${bundle.gzipBytes} B min+gz (${bundle.bytes} B min)`);
-    // Generous ceilings: they catch a codec pulling in others or a large dependency, not small growth.
-    expect(bundle.gzipBytes).toBeLessThan(16 * 1024);
-  });
-
-  it("the runtime alone, and the four seed messages together", async () => {
-    const runtime = await bundleForBrowser(`export * from "./src/runtime/index.js";`, REPO_ROOT);
-    const all = await bundleForBrowser(`export { messages } from "./generated/index.js";`, REPO_ROOT);
-    for (const name of SEED) expect(all.code).toContain(JSON.stringify(name));
-    console.log(`[size] runtime alone (every export): ${runtime.gzipBytes} B min+gz (${runtime.bytes} B min)`);
-    console.log(`[size] the four seed messages + runtime: ${all.gzipBytes} B min+gz (${all.bytes} B min)`);
-    const largest = Math.max(...[...singles.values()].map((b) => b.gzipBytes));
-    if (singles.size === SEED.length) {
-      console.log(
-        `[size] summary: one message + runtime ≤ ${kb(largest)}, four seed messages ${kb(all.gzipBytes)} (min+gz)`,
-      );
-      // Per-message entries pay off: the largest single codec is well under the four together.
-      expect(largest).toBeLessThan(all.gzipBytes);
-    }
-    expect(all.gzipBytes).toBeLessThan(48 * 1024);
-  });
-});
 
 describe("the hand-worked heartbeat in Node (the reference the page is compared with)", () => {
   it("encodes the hand-worked bytes and decodes them back", () => {

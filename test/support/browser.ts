@@ -81,7 +81,7 @@ export interface Bundle {
 export async function bundleForBrowser(
   source: string,
   resolveDir: string,
-  options: Pick<BuildOptions, "format" | "globalName"> = {},
+  options: Pick<BuildOptions, "format" | "globalName" | "plugins"> = {},
 ): Promise<Bundle> {
   const result = await build({
     stdin: { contents: source, resolveDir, loader: "ts", sourcefile: "entry.ts" },
@@ -90,6 +90,7 @@ export async function bundleForBrowser(
     platform: "browser",
     format: options.format ?? "esm",
     ...(options.globalName === undefined ? {} : { globalName: options.globalName }),
+    ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
     target: "es2022",
     minify: true,
     treeShaking: true,
