@@ -6,6 +6,9 @@
  * and the runtime's error classes and public types. Import `kafka-wire/messages/<Name>` instead
  * to load one codec (with its struct types) without the others, and `kafka-wire/runtime` for
  * the low-level runtime only.
+ *
+ * The public API is the lists below (test/api-report.test.ts compares them with api/index.api.md;
+ * a test also checks that every codec of `messages` is exported here by name).
  */
 
 export { KafkaWireError, KafkaDecodeError, KafkaEncodeError } from "./runtime/index.js";
@@ -20,7 +23,19 @@ export type {
   UnknownTaggedField,
 } from "./runtime/index.js";
 
-export * from "../generated/index.js";
+// The shipped codecs (generated from schemas/), each also at `kafka-wire/messages/<Name>`.
+export {
+  StreamsGroupDescribeResponse,
+  StreamsGroupHeartbeatRequest,
+  StreamsGroupHeartbeatResponse,
+  StreamsGroupMemberMetadataKey,
+  StreamsGroupMemberMetadataValue,
+  messages,
+  internalTopics,
+  type MessageName,
+  type ConsumerOffsetsRecord,
+  type InternalTopicRecords,
+} from "../generated/index.js";
 
 export { ERROR_CODES, errorCodeInfo, findErrorCodes } from "./error-codes.js";
 export type { ErrorCodeInfo, ErrorCodeLookup, ErrorCodeField } from "./error-codes.js";
