@@ -8,7 +8,8 @@
  * streams of a run, CliError), `schema-set.ts` (which codecs), `text-io.ts` (hex, JSON, stdin).
  */
 
-import { readFileSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync } from "node:fs";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError } from "commander";
 import { bindContext, errorText, oneLine, type CliContext, type CliIO } from "./context.js";
@@ -79,23 +80,45 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .configureOutput({
       writeOut: (s) => void io.stdout.write(s),
       writeErr: (s) => void io.stderr.write(s),
-      outputError: (s, write) => {
-        // A variadic option (--schemas a b …) takes the words after it, arguments included.
-        const hint =
-          /missing required argument/.test(s) && argv.includes("--schemas")
-            ? " (--schemas takes every word after it: give it after the arguments)"
-            : "";
-        write(oneLine(s) + hint + "\n");
-      },
+      outputError: (s, write) => write(oneLine(s) + "\n"),
     });
   for (const register of COMMANDS) register(program);
 
   try {
-    await program.parseAsync([...argv], { from: "user" });
+    await program.parseAsync(schemaPathsBound(argv, context.cwd), { from: "user" });
     return context.exitCode;
   } catch (error) {
     return reportError(io, error);
   }
+}
+
+/**
+ * `argv` with each `--schemas a b …` written as `--schemas=a --schemas=b …`, so that options may
+ * come before the arguments (`decode --schemas DIR MetadataRequest 12 <hex>`): commander's
+ * variadic option would take every word after it, the message name included. The first word
+ * after `--schemas` is always a path; the next ones are while they look like paths (an existing
+ * file or folder, a name ending in `.json`, or one with a `/`), which a message name, a version
+ * or hex never does. Words after `--` are left alone.
+ */
+export function schemaPathsBound(argv: readonly string[], cwd: string): string[] {
+  const out: string[] = [];
+  const looksLikePath = (word: string): boolean =>
+    !word.startsWith("-") &&
+    (word.endsWith(".json") || word.includes("/") || word.includes(path.sep) || existsSync(path.resolve(cwd, word)));
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === "--") {
+      out.push(...argv.slice(i));
+      break;
+    }
+    if (word !== "--schemas" || i + 1 >= argv.length || argv[i + 1]!.startsWith("-")) {
+      out.push(word);
+      continue;
+    }
+    out.push(`--schemas=${argv[++i]!}`);
+    while (i + 1 < argv.length && looksLikePath(argv[i + 1]!)) out.push(`--schemas=${argv[++i]!}`);
+  }
+  return out;
 }
 
 function reportError(io: CliIO, error: unknown): number {

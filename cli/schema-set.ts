@@ -106,8 +106,8 @@ export function withSchemaSet(command: Command): Command {
 /** The help text of every command with {@link withSchemaSet}'s options. */
 export const SCHEMA_SET_HELP =
   "\nCodecs: the shipped ones (the four KIP-1071 messages), or with --schemas/--kafka/--kafka-source\n" +
-  "those of any schema set, generated on first use and kept in the cache folder. Give options\n" +
-  "after the arguments (--schemas takes every word after it).";
+  "those of any schema set, generated on first use and kept in the cache folder. Options may come\n" +
+  "before or after the arguments.";
 
 // ---------------------------------------------------------------------------------------------
 // Message lookup

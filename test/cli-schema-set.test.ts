@@ -14,7 +14,7 @@ import { Readable } from "node:stream";
 import { promisify } from "node:util";
 import { parse, stringify } from "lossless-json";
 import { afterAll, describe, expect, it } from "vitest";
-import { main, type CliIO, type TextInput } from "../cli/cli.js";
+import { main, schemaPathsBound, type CliIO, type TextInput } from "../cli/cli.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
 
 interface Run {
@@ -274,12 +274,64 @@ describe("the CLI without a schema set", () => {
     );
   });
 
-  it("a schema set's options before the arguments get a hint", async () => {
-    const r = await run(["decode", "--schemas", "schemas", "MetadataRequest", "12"]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe(
-      "error: missing required argument 'message' (--schemas takes every word after it: give it after the arguments)\n",
-    );
+  it("options before the arguments: --schemas DIR, then the message, version and hex", async () => {
+    const hex = readFileSync(path.join(REPO_ROOT, "examples/StreamsGroupHeartbeatResponse.v0.hex"), "utf8").trim();
+    const shipped = await run(["decode", "StreamsGroupHeartbeatResponse", "0", hex]);
+    expect(shipped.code).toBe(0);
+    const cache = freshCache();
+    const before = await run([
+      "decode",
+      "--schemas",
+      "schemas",
+      "--cache-dir",
+      cache,
+      "StreamsGroupHeartbeatResponse",
+      "0",
+      hex,
+    ]);
+    expect(before.stderr).not.toMatch(/error/);
+    expect(before.code).toBe(0);
+    // The same codec from the same schema, generated into the cache: the same JSON.
+    expect(before.stdout).toBe(shipped.stdout);
+    // Several paths in a row are still one --schemas (a file, then a folder: the same schema twice is refused).
+    const two = await run([
+      "list",
+      "--schemas",
+      "schemas/StreamsGroupHeartbeatRequest.json",
+      "schemas/StreamsGroupHeartbeatResponse.json",
+      "--cache-dir",
+      cache,
+    ]);
+    expect(two.code).toBe(0);
+    expect(
+      two.stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(["StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse"]);
+  });
+
+  it("schemaPathsBound: the words after --schemas that look like paths, and no others", () => {
+    const at = REPO_ROOT;
+    expect(schemaPathsBound(["decode", "--schemas", "schemas", "MetadataRequest", "12", "00ff"], at)).toEqual([
+      "decode",
+      "--schemas=schemas",
+      "MetadataRequest",
+      "12",
+      "00ff",
+    ]);
+    expect(schemaPathsBound(["list", "--schemas", "a/b", "c.json", "README.md", "--kafka", "x"], at)).toEqual([
+      "list",
+      "--schemas=a/b",
+      "--schemas=c.json",
+      "--schemas=README.md",
+      "--kafka",
+      "x",
+    ]);
+    // The first word is always a path (a missing folder is reported as such, not as an argument).
+    expect(schemaPathsBound(["list", "--schemas", "nosuch", "x"], at)).toEqual(["list", "--schemas=nosuch", "x"]);
+    expect(schemaPathsBound(["decode", "--", "--schemas", "a"], at)).toEqual(["decode", "--", "--schemas", "a"]);
   });
 
   it("rejects conflicting schema set options", async () => {
