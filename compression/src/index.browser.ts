@@ -10,7 +10,7 @@ import { zstd } from "./zstd.js";
 
 export { lz4, snappy, zstd };
 export { initZstd } from "./zstd.js";
-export { lz4CompressFrame, lz4DecompressFrames } from "./lz4.js";
+export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
 export { zstdDecompress } from "./zstd.js";
 
