@@ -20,7 +20,8 @@ export { gzip, lz4, snappy, zstd };
 export { initZstd } from "./zstd.js";
 export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
-export { zstdDecompress } from "./zstd.js";
+export { zstdDecompress, ZSTD_MAX_WINDOW } from "./zstd.js";
+export { CorruptCompressedDataError } from "./types.js";
 
 /** All four codecs, for the `codecs` option of `decodeRecords` and `encodeRecordBatch`. */
 export const codecs: Codecs = { gzip, snappy, lz4, zstd };
