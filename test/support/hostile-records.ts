@@ -8,7 +8,7 @@
  * No vitest here: the fuzzer and the measurement script import this module under plain tsx.
  */
 
-import { crc32c } from "../../src/records/crc.js";
+import { crc32, crc32c } from "../../src/records/crc.js";
 
 /** Codec ids of the attributes' bits 0–2. */
 export const CODEC_ID = { none: 0, gzip: 1, snappy: 2, lz4: 3, zstd: 4 } as const;
@@ -76,7 +76,14 @@ export function plainRecord(i: number, value: Uint8Array): Uint8Array {
 
 /** The records section of `n` records whose values are `value`. */
 export function plainRecords(n: number, value: Uint8Array): Uint8Array {
-  return concat(...Array.from({ length: n }, (_, i) => plainRecord(i, value)));
+  const parts = Array.from({ length: n }, (_, i) => plainRecord(i, value));
+  const out = new Uint8Array(parts.reduce((s, p) => s + p.length, 0));
+  let p = 0;
+  for (const r of parts) {
+    out.set(r, p);
+    p += r.length;
+  }
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -231,4 +238,45 @@ export function hostileCases(): HostileCase[] {
       ),
     },
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Issue 17, class 3: many records from few bytes (memory per record)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A magic-0 wrapper message (attributes 1: gzip) around `n` minimal magic-0 messages: offset i,
+ * size 14 (crc 4, magic 1, attributes 1, key length 4, value length 4), null key and value. They
+ * differ only in their offset field, which the CRC-32 does not cover, so they compress to almost
+ * nothing. `compress` is the gzip to use (node:zlib's, passed in to keep this module portable).
+ */
+export function legacyGzipWrapper(n: number, compress: (b: Uint8Array) => Uint8Array): Uint8Array {
+  const inner = new Uint8Array(26 * n);
+  const v = new DataView(inner.buffer);
+  const body = fromHex("0000ffffffffffffffff"); // magic 0, attributes 0, key -1, value -1
+  const crc = crc32(body);
+  for (let i = 0; i < n; i++) {
+    const p = 26 * i;
+    v.setBigInt64(p, BigInt(i));
+    v.setInt32(p + 8, 14);
+    v.setUint32(p + 12, crc);
+    inner.set(body, p + 16);
+  }
+  const value = compress(inner);
+  const m = new Uint8Array(26 + value.length);
+  const w = new DataView(m.buffer);
+  w.setBigInt64(0, BigInt(n - 1)); // a magic-0 wrapper's offset: its last inner message's
+  w.setInt32(8, 14 + value.length);
+  m[16] = 0; // magic
+  m[17] = 1; // gzip
+  w.setInt32(18, -1); // null key
+  w.setInt32(22, value.length);
+  m.set(value, 26);
+  w.setUint32(12, crc32(m, 16));
+  return m;
+}
+
+/** A magic-2 batch of `n` records with a null key and an empty value (7–9 bytes each), compressed. */
+export function tinyRecordsBatch(codec: number, n: number, compress: (b: Uint8Array) => Uint8Array): Uint8Array {
+  return batchAround(codec, compress(plainRecords(n, new Uint8Array(0))), n);
 }
