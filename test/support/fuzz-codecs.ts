@@ -165,6 +165,8 @@ export interface CodecFuzzStats {
   maxMsLabel: string;
   /** Failure kind → the shortest failing input. */
   readonly failures: Map<string, RecordsFailure>;
+  /** Failure kind → how many inputs failed so, and the sources of the first 20. */
+  readonly counts: Map<string, { n: number; sources: string[] }>;
 }
 
 export function newCodecFuzzStats(): CodecFuzzStats {
@@ -177,6 +179,7 @@ export function newCodecFuzzStats(): CodecFuzzStats {
     maxMs: 0,
     maxMsLabel: "",
     failures: new Map(),
+    counts: new Map(),
   };
 }
 
@@ -268,6 +271,12 @@ export class CodecFuzzRunner {
         stats.maxMsLabel = `${c.source}, ${c.bytes.length} bytes`;
       }
     }
+    for (const kind of new Set(failures.map((f) => f.kind))) {
+      const count = stats.counts.get(kind) ?? { n: 0, sources: [] };
+      count.n++;
+      if (count.sources.length < 20) count.sources.push(c.source);
+      stats.counts.set(kind, count);
+    }
     for (const f of failures) {
       const old = stats.failures.get(f.kind);
       if (old === undefined || old.hex.length > f.hex.length) stats.failures.set(f.kind, f);
@@ -282,10 +291,17 @@ export class CodecFuzzRunner {
   }
 }
 
-/** One line per failure kind, with its shortest input (hex cut at 600 characters). */
+/**
+ * Per failure kind: how many inputs failed so and which seeds they came from, then the shortest
+ * input (hex cut at 600 characters).
+ */
 export function codecFuzzReport(stats: CodecFuzzStats): string {
   return [...stats.failures.values()]
-    .map((f) => `${f.kind}: ${f.detail} [${f.source}] ${f.hex.length > 600 ? `${f.hex.slice(0, 600)}…` : f.hex}`)
+    .map((f) => {
+      const count = stats.counts.get(f.kind);
+      const from = count === undefined ? "" : ` (${count.n} inputs, from: ${[...new Set(count.sources)].join("; ")})`;
+      return `${f.kind}${from}\n  shortest: ${f.detail} [${f.source}] ${f.hex.length > 600 ? `${f.hex.slice(0, 600)}…` : f.hex}`;
+    })
     .join("\n");
 }
 
