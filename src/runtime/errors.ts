@@ -52,6 +52,8 @@ export type KafkaWireErrorCode =
   | "COMPRESSION_FAILED"
   /** Decompressed records larger than the `maxDecompressedBytes` cap (or than the size the format declares). */
   | "DECOMPRESSED_TOO_LARGE"
+  /** A record set holding more records than the `maxRecords` cap of `decodeRecords` (default 1,000,000). */
+  | "TOO_MANY_RECORDS"
   /** An internal-topic record (or topic) the schema set has no schemas for (`internalTopics`). */
   | "UNKNOWN_RECORD_TYPE";
 
