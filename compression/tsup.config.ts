@@ -12,5 +12,5 @@ export default defineConfig({
   target: "es2022",
   dts: true,
   clean: true,
-  external: ["kafka-wire", "node:zlib", "snappyjs", "lz4js", "fzstd", "@bokuweb/zstd-wasm"],
+  external: ["kafka-wire", "node:zlib", "snappyjs", "lz4js", "@bokuweb/zstd-wasm"],
 });

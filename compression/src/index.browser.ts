@@ -10,9 +10,10 @@ import { zstd } from "./zstd.js";
 
 export { lz4, snappy, zstd };
 export { initZstd } from "./zstd.js";
-export { lz4CompressFrame, lz4DecompressFrames } from "./lz4.js";
+export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
-export { zstdDecompress } from "./zstd.js";
+export { zstdDecompress, ZSTD_MAX_WINDOW } from "./zstd.js";
+export { CorruptCompressedDataError } from "./types.js";
 
 /** snappy, lz4 and zstd (gzip: the core's default). */
 export const codecs: Codecs = { snappy, lz4, zstd };

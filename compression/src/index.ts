@@ -5,8 +5,10 @@
  *   import { codecs } from "kafka-wire-compression";
  *   const set = decodeRecords(bytes, { codecs });
  *
- * gzip (node:zlib, synchronous), snappy (snappyjs; xerial-framed and raw), lz4 (Kafka's frame
- * around lz4js blocks), zstd (fzstd to read, @bokuweb/zstd-wasm to write). No native build.
+ * gzip (node:zlib, synchronous), snappy (xerial-framed and raw; our bounded decoder, snappyjs to
+ * compress), lz4 (Kafka's frame around lz4js blocks; our bounded block decoder), zstd (the
+ * reference library as WebAssembly, @bokuweb/zstd-wasm, behind our walk of every frame header).
+ * No native build.
  */
 import { gzip } from "./gzip.js";
 import { lz4 } from "./lz4.js";
@@ -16,9 +18,10 @@ import { zstd } from "./zstd.js";
 
 export { gzip, lz4, snappy, zstd };
 export { initZstd } from "./zstd.js";
-export { lz4CompressFrame, lz4DecompressFrames } from "./lz4.js";
+export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
-export { zstdDecompress } from "./zstd.js";
+export { zstdDecompress, ZSTD_MAX_WINDOW } from "./zstd.js";
+export { CorruptCompressedDataError } from "./types.js";
 
 /** All four codecs, for the `codecs` option of `decodeRecords` and `encodeRecordBatch`. */
 export const codecs: Codecs = { gzip, snappy, lz4, zstd };
