@@ -26,6 +26,7 @@ import { HandlerRegistry } from "./registry.js";
 import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
 import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
+import { registerAdminHandlers, topicConfig } from "./handlers/admin.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -206,6 +207,8 @@ export class Cluster {
   readonly groups: GroupCoordinator;
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
+  readonly brokerConfigs = new Map<string, string>();
   /** The next producer id InitProducerId hands out. */
   nextProducerId = 1000n;
   readonly log: (line: string) => void;
@@ -378,6 +381,40 @@ export class Cluster {
     return true;
   }
 
+  /**
+   * Applies a topic's `retention.ms` and `retention.bytes` (when its `cleanup.policy` has
+   * `delete`): batches older than retention.ms (by max timestamp) or beyond retention.bytes
+   * (oldest first) are dropped and the log start offset moves past them. Kafka deletes whole
+   * segments; here each batch is its own segment, so retention takes effect at once. Only a
+   * retention the topic sets applies: Kafka's default (7 days) would only drop records a test
+   * produced with old timestamps, which Kafka keeps until their segment rolls.
+   */
+  applyRetention(topic: Topic, now = Date.now()): void {
+    if (!(topicConfig(topic, "cleanup.policy") ?? "").split(",").includes("delete")) return;
+    const ms = BigInt(topic.configs.get("retention.ms") ?? "-1");
+    const bytes = Number(topic.configs.get("retention.bytes") ?? "-1");
+    if (ms < 0n && bytes < 0) return;
+    for (const p of topic.partitions) {
+      const log = p.log;
+      let cut = log.logStartOffset;
+      if (ms >= 0n) {
+        for (const b of log.batches) {
+          if (b.maxTimestamp >= BigInt(now) - ms) break;
+          cut = b.lastOffset + 1n;
+        }
+      }
+      if (bytes >= 0) {
+        let size = log.bytes;
+        for (const b of log.batches) {
+          if (size <= bytes) break;
+          size -= b.bytes.length;
+          if (b.lastOffset + 1n > cut) cut = b.lastOffset + 1n;
+        }
+      }
+      if (cut > log.logStartOffset) this.storedBytes -= log.deleteBefore(cut);
+    }
+  }
+
   /** A timer cleared when the cluster closes (unref'd: it never keeps the process alive). */
   timer(ms: number, f: () => void): ReturnType<typeof setTimeout> {
     const t = setTimeout(() => {
@@ -473,6 +510,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   const cluster = new Cluster({ ...options, protocol });
   registerCoreHandlers(cluster);
   registerGroupHandlers(cluster);
+  registerAdminHandlers(cluster);
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];
@@ -498,6 +536,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     for (const s of servers) s.close();
     throw error;
   }
+  // Kafka's log.retention.check.interval.ms (300000 there): often enough for a test to see it.
+  const retention = () => {
+    for (const t of cluster.topics.values()) cluster.applyRetention(t);
+    cluster.timer(1000, retention);
+  };
+  cluster.timer(1000, retention);
   for (const [name, spec] of Object.entries(options.topics ?? {})) {
     cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec);
   }

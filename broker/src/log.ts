@@ -86,6 +86,23 @@ export class PartitionLog {
     return best === null ? null : { offset: best.baseOffset, timestamp: best.maxTimestamp };
   }
 
+  /**
+   * Moves the log start offset forward to `offset` (DeleteRecords, retention): batches wholly
+   * before it are dropped; one holding it stays, as in Kafka, and reads skip to it. Returns the
+   * bytes freed.
+   */
+  deleteBefore(offset: bigint): number {
+    if (offset <= this.logStartOffset) return 0;
+    this.logStartOffset = offset;
+    let drop = 0;
+    let freed = 0;
+    while (drop < this.batches.length && this.batches[drop]!.lastOffset < offset)
+      freed += this.batches[drop++]!.bytes.length;
+    this.batches.splice(0, drop);
+    this.bytes -= freed;
+    return freed;
+  }
+
   /** Wakes every waiting Fetch (the log is going away). */
   close(): void {
     for (const wake of this.waiters) wake();

@@ -150,6 +150,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
         const before = log.bytes;
         const baseOffset = log.append(batches, partition!.leaderEpoch);
         cluster.storedBytes += log.bytes - before;
+        cluster.applyRetention(topic!);
         partitionResponses.push({ index, errorCode: NONE, baseOffset, logStartOffset: log.logStartOffset });
       }
       responses.push({ name: td.name, partitionResponses });
