@@ -21,6 +21,7 @@ import { registerGenerate } from "./commands/generate.js";
 import { registerInternalRecord } from "./commands/internal-record.js";
 import { registerList } from "./commands/list.js";
 import { registerRecords } from "./commands/records.js";
+import { registerBroker } from "./commands/broker.js";
 
 export type { CliIO, TextInput, TextOutput } from "./context.js";
 export { indentJson, parseHex, toHex } from "./text-io.js";
@@ -36,6 +37,7 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerInternalRecord,
   registerGenerate,
   registerDiff,
+  registerBroker,
 ];
 
 /** The CLI package's version from its package.json (`../package.json` from both `cli/` and `cli/dist/`). */
