@@ -41,13 +41,13 @@ export interface MessageLogEntry {
   body?: string;
 }
 
-/** A client connection opened or closed. */
+/** A client connection opened or closed, or something its clients should know (`warning`). */
 export interface ConnectionLogEntry {
   time: string;
   connection: number;
   direction: "connection";
-  event: "open" | "close";
-  /** `client -> broker` when opened; why when closed. */
+  event: "open" | "close" | "warning";
+  /** `client -> broker` when opened; why when closed; the warning. */
   detail: string;
 }
 

@@ -554,6 +554,9 @@ class Connection {
     const { apiKey, apiVersion } = slot;
     this.proxy.tap?.({ direction: "response", connection: this.id, apiKey, apiVersion, correlationId, frame });
     if (slot.api === null || slot.request === null) {
+      if (this.proxy.rewrite && ADDRESS_APIS.has(apiKey) && apiVersion >= (NODE_ENDPOINTS_FROM.get(apiKey) ?? 0)) {
+        this.logEvent("warning", `api key ${apiKey} v${apiVersion} is not readable with these codecs: broker addresses in its response pass unchanged, and clients may leave the proxy`);
+      }
       this.answer(slot, frame, { api: slot.api, request: null, opaque: true });
       return;
     }
@@ -575,6 +578,9 @@ class Connection {
             // a rewritten reply is re-encoded without them.
             this.proxy.protocol!.decodeResponseFrame(frame, apiKey, apiVersion, { allowTrailingBytes: true });
     } catch (e) {
+      if (ADDRESS_APIS.has(apiKey)) {
+        this.logEvent("warning", `${slot.api.name} v${apiVersion} response does not decode: broker addresses in it pass unchanged`);
+      }
       this.answer(slot, frame, { api: slot.api, request: slot.request, opaque: true, error: e });
       return;
     }
@@ -656,7 +662,7 @@ class Connection {
     }
   }
 
-  private logEvent(event: "open" | "close", detail: string): void {
+  private logEvent(event: "open" | "close" | "warning", detail: string): void {
     const log = this.proxy.log;
     if (log === null) return;
     const entry: LogEntry = { time: new Date().toISOString(), connection: this.id, direction: "connection", event, detail };

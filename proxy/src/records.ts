@@ -32,8 +32,26 @@ export interface RecordPlace {
   readonly batch: RecordBatch;
 }
 
-/** Returns undefined to keep the record, null to drop it, or the record to write instead. */
-export type RecordEdit = (record: DefaultRecord, place: RecordPlace) => RecordInit | null | undefined;
+/** A record as an edit sees it: a plain object, so `{ ...record, headers: [...] }` is a record to write. */
+export interface EditableRecord {
+  /** Absolute offset (int64). */
+  readonly offset: bigint;
+  /** Milliseconds since the epoch (int64). */
+  readonly timestamp: bigint;
+  readonly key: Uint8Array | null;
+  readonly value: Uint8Array | null;
+  readonly headers: readonly { readonly key: string; readonly value: Uint8Array | null }[];
+}
+
+/**
+ * Returns undefined to keep the record, null to drop it, or the record to write instead (its
+ * offset and timestamp stay the original's).
+ */
+export type RecordEdit = (record: EditableRecord, place: RecordPlace) => RecordInit | null | undefined;
+
+function editable(r: DefaultRecord): EditableRecord {
+  return { offset: r.offset, timestamp: r.timestamp, key: r.key, value: r.value, headers: r.headers };
+}
 
 export interface RecordEditOptions {
   /** Codecs for compressed batches (`kafka-wire-compression`'s `codecs`; gzip is built in). */
@@ -136,13 +154,13 @@ export async function editRecordSet(
     let batchChanged = false;
     const kept: RecordInit[] = [];
     for (const r of batch.records) {
-      const result = edit(r, place);
+      const result = edit(editable(r), place);
       if (result === undefined) {
-        kept.push(r);
+        kept.push(initOf(r, r));
         continue;
       }
       batchChanged = true;
-      if (result !== null) kept.push({ ...result, offsetDelta: r.offsetDelta, timestampDelta: r.timestampDelta });
+      if (result !== null) kept.push(initOf(result, r));
     }
     if (!batchChanged) {
       out.push(batch);
@@ -164,6 +182,17 @@ export async function editRecordSet(
     ...(options.codecs === undefined ? {} : { codecs: options.codecs }),
     validation: side === "produce" ? "producer" : "log",
   });
+}
+
+/** What to write for `record` in place of `original`: the original's offset and timestamp. */
+function initOf(record: RecordInit, original: DefaultRecord): RecordInit {
+  return {
+    key: record.key ?? null,
+    value: record.value ?? null,
+    headers: record.headers ?? [],
+    offsetDelta: original.offsetDelta,
+    timestampDelta: original.timestampDelta,
+  };
 }
 
 /** A batch init with `batch`'s header fields and these records. */

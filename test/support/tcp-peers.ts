@@ -4,7 +4,7 @@
  * to one of `ports` is listed with its peer's port (the connecting side's local port).
  */
 
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
 /** The peer ports of established TCP connections whose local port is one of `ports`. */
 export function peersOf(ports: ReadonlySet<number>): Set<number> {
@@ -26,6 +26,38 @@ export function peersOf(ports: ReadonlySet<number>): Set<number> {
     }
   }
   return peers;
+}
+
+/** The remote ports of a process's established TCP connections (its socket inodes in /proc/<pid>/fd). */
+export function remotePortsOf(pid: number): Set<number> {
+  const inodes = new Set<string>();
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+        if (m !== null) inodes.add(m[1]!);
+      } catch {
+        // closed meanwhile
+      }
+    }
+  } catch {
+    return new Set();
+  }
+  const ports = new Set<number>();
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.split("\n").slice(1)) {
+      const cols = line.trim().split(/\s+/);
+      if (cols.length < 10 || cols[3] !== "01" || !inodes.has(cols[9]!)) continue;
+      ports.add(parseInt(cols[2]!.split(":")[1]!, 16));
+    }
+  }
+  return ports;
 }
 
 /** True when this machine has /proc/net/tcp (Linux). */
