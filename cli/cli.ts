@@ -22,6 +22,7 @@ import type { CodecSet as LoadedCodecs } from "./codecs.js";
 import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
 import { Versions } from "../generator/versions.js";
+import { registerProxy } from "./commands/proxy.js";
 import { registerRecordCommands } from "./records.js";
 
 /** The codecs a command works on, and whether they are the shipped ones. */
@@ -817,6 +818,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       return new Uint8Array(Buffer.concat(chunks));
     },
   });
+
+  registerProxy(program);
 
   program
     .command("generate")
