@@ -69,11 +69,24 @@ export async function bodyJson(
   version: number,
   records: { readonly codecs?: Codecs } | null,
 ): Promise<string> {
-  const json = codec.toJson(body, version);
-  if (!RECORD_APIS.has(codec.name)) return json;
+  if (!RECORD_APIS.has(codec.name)) return codec.toJson(body, version);
+  // The record sets leave as empty bytes (no base64 of megabytes to parse again), then the
+  // summaries take their place.
+  const json = codec.toJson(withoutRecords(body), version);
   const tree = parse(json) as unknown;
   await replaceRecords(body, tree, records);
   return stringify(tree) ?? json;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** A copy of `value` with each `records` bytes field empty (objects copied only along those paths). */
+function withoutRecords(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || value instanceof Uint8Array) return value;
+  if (Array.isArray(value)) return value.map(withoutRecords);
+  const out: Tree = {};
+  for (const [k, v] of Object.entries(value as Tree)) out[k] = k === "records" && v instanceof Uint8Array ? EMPTY : withoutRecords(v);
+  return out;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -390,6 +390,18 @@ class Connection {
     const request = direction === "request";
     if (request ? this.requestBusy : this.responseBusy) return;
     const queue = request ? this.requestQueue : this.responseQueue;
+    // Frames handled in one go leave in one write (pipelined requests, responses released together).
+    const out = request ? this.upstream : this.client;
+    out.cork();
+    try {
+      this.drain(queue, request, direction);
+    } finally {
+      out.uncork();
+    }
+    this.flow();
+  }
+
+  private drain(queue: Uint8Array[], request: boolean, direction: "request" | "response"): void {
     while (queue.length > 0 && !this.closed) {
       const frame = queue.shift()!;
       let pending: Promise<void> | void;
@@ -415,12 +427,10 @@ class Connection {
           },
           (e: unknown) => this.close(`${direction} handling failed: ${(e as Error)?.message ?? String(e)}`),
         );
-        this.flow();
         return;
       }
       done();
     }
-    this.flow();
   }
 
   private handleRequest(frame: Uint8Array): Promise<void> | void {
