@@ -108,3 +108,44 @@ describeShared("kafka-wire proxy (the command)", "kafka-schemas/clients", (clien
     300_000,
   );
 });
+
+describeShared("examples/proxy/demo.ts", "kafka-schemas/clients", (clients) => {
+  it(
+    "runs: kafkajs produces to 'orders' through the tenant proxy and consumes both records back; the log shows requests as the broker got them, responses as the client did",
+    async () => {
+      const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
+      const { stdout, stderr } = await new Promise<{ stdout: string; stderr: string; code: number | null }>((resolve) => {
+        const child = spawn(tsx, ["examples/proxy/demo.ts", "--schemas", clients], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+        let out = "";
+        let err = "";
+        child.stdout.setEncoding("utf8").on("data", (s: string) => (out += s));
+        child.stderr.setEncoding("utf8").on("data", (s: string) => (err += s));
+        const timer = setTimeout(() => child.kill("SIGKILL"), 240_000);
+        child.once("close", (code) => {
+          clearTimeout(timer);
+          resolve({ stdout: out, stderr: err, code });
+        });
+      }).then((r) => {
+        expect(r.code, r.stderr).toBe(0);
+        return r;
+      });
+      expect(stderr).toContain("kafkajs consumed: orders o-1 2 apples; orders o-2 1 pear");
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as Record<string, any>); // eslint-disable-line @typescript-eslint/no-explicit-any
+      const produce = lines.filter((l) => l.api === "Produce");
+      expect(produce.map((l) => [l.direction, l.changed, (l.body.topicData ?? l.body.responses)[0].name])).toEqual([
+        ["request", "filter", "acme.orders"],
+        ["response", "filter", "orders"],
+      ]);
+      const metadata = lines.filter((l) => l.api === "Metadata" && l.direction === "response");
+      expect(metadata.length).toBeGreaterThan(0);
+      for (const m of metadata) {
+        expect(m.changed).toBe("addresses, filter");
+        expect(m.body.topics.map((t: { name: string }) => t.name)).toEqual(["orders"]);
+      }
+    },
+    300_000,
+  );
+});
