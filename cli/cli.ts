@@ -22,6 +22,7 @@ import { registerInternalRecord } from "./commands/internal-record.js";
 import { registerList } from "./commands/list.js";
 import { registerRecords } from "./commands/records.js";
 import { registerBroker } from "./commands/broker.js";
+import { registerProxy } from "./commands/proxy.js";
 
 export type { CliIO, TextInput, TextOutput } from "./context.js";
 export { indentJson, parseHex, toHex } from "./text-io.js";
@@ -38,6 +39,7 @@ const COMMANDS: readonly ((program: Command) => void)[] = [
   registerGenerate,
   registerDiff,
   registerBroker,
+  registerProxy,
 ];
 
 /** The CLI package's version from its package.json (`../package.json` from both `cli/` and `cli/dist/`). */

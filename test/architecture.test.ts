@@ -64,7 +64,7 @@ export function importsOf(fileName: string, text: string): ImportEdge[] {
   return edges;
 }
 
-type Layer = "src" | "generated" | "generator" | "cli" | "scripts" | "compression" | "broker";
+type Layer = "src" | "generated" | "generator" | "cli" | "scripts" | "compression" | "broker" | "proxy";
 
 /** The rule a layer's imports must follow; returns why an import breaks it, or null. */
 export function violation(layer: Layer, file: string, edge: ImportEdge): string | null {
@@ -108,11 +108,16 @@ export function violation(layer: Layer, file: string, edge: ImportEdge): string 
           : `the broker package imports ${target}`;
       }
       return targetLayer === "broker" || targetLayer === "src" ? null : `the broker package imports ${target}`;
+    case "proxy":
+      // A package of its own on the library (bundled in its build); it never loads the CLI or the
+      // generator: its caller hands it the codecs.
+      return targetLayer === "proxy" || targetLayer === "src" ? null : `the proxy package imports ${target}`;
     case "cli":
     case "scripts":
       return targetLayer === "cli" && layer === "scripts"
         ? `scripts import the CLI (${target})`
-        : ["src", "generated", "generator", layer].includes(targetLayer!)
+        : // The CLI's proxy command loads the proxy package (one way: the proxy never imports the CLI).
+          ["src", "generated", "generator", layer, ...(layer === "cli" ? ["proxy"] : [])].includes(targetLayer!)
           ? null
           : `${layer}/ imports ${target}`;
   }
@@ -222,7 +227,7 @@ function sourceFiles(dir: string): string[] {
   return out;
 }
 
-const LAYERS: readonly Layer[] = ["src", "generated", "generator", "cli", "scripts", "compression", "broker"];
+const LAYERS: readonly Layer[] = ["src", "generated", "generator", "cli", "scripts", "compression", "broker", "proxy"];
 
 describe("architecture: imports point downward (cli → generator → src)", () => {
   for (const layer of LAYERS) {
@@ -315,5 +320,8 @@ describe("architecture: imports point downward (cli → generator → src)", () 
         ]),
       ),
     ).toEqual([]);
+    expect(check("proxy", "proxy/src/x.ts", 'import { loadSchemaSet } from "../../cli/codecs.js";')[0]).toMatch(/proxy package imports cli/);
+    expect(check("proxy", "proxy/src/x.ts", 'import { FrameSplitter } from "../../src/runtime/index.js";')).toEqual([null]);
+    expect(check("scripts", "scripts/x.ts", 'import { startProxy } from "../proxy/src/index.js";')[0]).toMatch(/imports proxy/);
   });
 });

@@ -256,23 +256,23 @@ describeShared(
 
       /**
        * KIP-848: kcat's balanced consumer with `group.protocol=consumer` talks to the mock through
-       * a FrameProxy (the mock advertises the proxy's port, so every connection goes through it).
+       * a FrameProxy (kafka-wire-proxy, which names itself for the mock's broker, so every connection goes through it).
        * Every frame must decode with our codecs and re-encode to the same bytes, except the mock's
        * known defects, which must fail exactly as pinned.
        */
       it(
         "KIP-848: joins, acknowledges and leaves a group through the mock; kafka-wire decodes every frame",
         async () => {
-          const proxy = await FrameProxy.listen();
+          let proxy: FrameProxy | undefined;
           let mock: MockCluster | undefined;
           try {
             mock = await startMockCluster({
               mockCluster: librdkafka.mockCluster,
               topics: [{ name: TOPIC, partitions: 4 }],
-              advertise: `127.0.0.1:${proxy.port}`,
               timeoutMs: STARTUP_TIMEOUT_MS,
             });
-            proxy.forwardTo(mock.host, mock.port);
+            // The proxy replaces the mock's address in Metadata and FindCoordinator by its own.
+            proxy = await FrameProxy.start(mock.host, mock.port, protocol);
 
             // Two records, on partitions 0 and 2, produced straight to the mock (not through the proxy).
             const producer = await KafkaTestClient.connect(mock.host, mock.port, protocol, {
@@ -424,7 +424,7 @@ describeShared(
             expect(new Set(defectsSeen)).toEqual(new Set(["ApiVersions v3", "Metadata v12"]));
           } finally {
             await mock?.stop();
-            await proxy.close();
+            await proxy?.close();
           }
         },
         KCAT_TIMEOUT_MS + STARTUP_TIMEOUT_MS + 10_000,

@@ -98,6 +98,8 @@ export interface MockCluster {
 export async function startMockCluster(options: {
   mockCluster: string;
   topics?: readonly { name: string; partitions: number }[];
+  /** How many brokers (the mock's default: 1). */
+  brokers?: number;
   /** The classic group's initial rebalance delay (the mock's default: 3000 ms). */
   rebalanceDelayMs?: number;
   /** `host:port` that broker 1 names in Metadata and FindCoordinator (a proxy in front of it). */
@@ -105,6 +107,7 @@ export async function startMockCluster(options: {
   timeoutMs: number;
 }): Promise<MockCluster> {
   const args: string[] = [];
+  if (options.brokers !== undefined) args.push("--brokers", String(options.brokers));
   for (const t of options.topics ?? []) args.push("--topic", `${t.name}:${t.partitions}`);
   if (options.rebalanceDelayMs !== undefined) args.push("--rebalance-delay-ms", String(options.rebalanceDelayMs));
   if (options.advertise !== undefined) args.push("--advertise", options.advertise);
