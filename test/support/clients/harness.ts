@@ -6,8 +6,9 @@
  *
  * The scenario (what a driver does, in this order; a failed step does not stop the later ones
  * that do not depend on it):
- * 1. `admin`: creates the topics through the client's admin API (where it has one; otherwise the
- *    broker starts with them).
+ * 1. `admin` (clients with an admin API): creates a topic of 2 partitions and finds it in the
+ *    client's metadata. The topics of the other steps exist from the broker's start, so that each
+ *    step fails on its own.
  * 2. `produce`: phase 1, one send per codec the client supports, keyed messages with headers;
  *    later phases 2 and 3 (uncompressed) as the group steps below ask for them.
  * 3. `group`: two members join one group and consume phase 1 between them (both get some),
@@ -50,6 +51,8 @@ export interface Scenario {
   readonly bootstrap: string;
   /** The driver's own bound for the whole run; the harness kills it a little later. */
   readonly timeoutMs: number;
+  /** The topic the admin step creates (2 partitions). */
+  readonly adminTopic: string;
   readonly topic: string;
   readonly partitions: number;
   readonly groupId: string;
@@ -140,6 +143,7 @@ export function scenario(
   return {
     bootstrap,
     timeoutMs: options.timeoutMs,
+    adminTopic: `${slug}-admin`,
     topic: `${slug}-records`,
     partitions: 3,
     groupId: `${slug}-group`,
@@ -166,7 +170,7 @@ export function scenario(
   };
 }
 
-/** The topics of a scenario with their partition counts (the admin step creates these). */
+/** The topics the broker starts with (all but the admin step's). */
 export function scenarioTopics(s: Scenario): { name: string; partitions: number }[] {
   const topics = [{ name: s.topic, partitions: s.partitions }];
   if (s.txn !== undefined) {
@@ -369,7 +373,7 @@ export interface ClientSuite {
   readonly missing: () => { title: string; reason: string } | null;
   readonly codecs: readonly Codec[];
   readonly groupProtocol?: "classic" | "consumer";
-  /** True when the client has an admin API that creates topics (else the broker starts with them). */
+  /** True when the client has an admin API that creates topics. */
   readonly admin: boolean;
   readonly transactions: boolean;
   readonly headers?: [string, string][];
@@ -403,7 +407,7 @@ export function clientSuite(suite: ClientSuite): void {
         transactions: suite.transactions,
         timeoutMs: 0,
       });
-      const target = await startTarget(protocol, suite.admin ? [] : scenarioTopics(probe));
+      const target = await startTarget(protocol, scenarioTopics(probe));
       exchanges = target.exchanges;
       s = scenario(suite.client, target.bootstrap, {
         codecs: suite.codecs,
@@ -433,12 +437,15 @@ export function clientSuite(suite: ClientSuite): void {
     const passed = (name: StepName) => {
       const r = result.steps[name];
       const failed = Object.entries(result.steps).filter(([, x]) => !x.ok);
-      expect(r, `step ${name} did not run; failed before it: ${failed.map(([n, x]) => `${n}: ${x.error}`).join("\n")}`).toBeDefined();
+      expect(
+        r,
+        `step ${name} did not run; failed before it: ${failed.map(([n, x]) => `${n}: ${x.error}`).join("\n")}`,
+      ).toBeDefined();
       expect(r!.ok, r!.error).toBe(true);
     };
 
     if (suite.admin) {
-      it("admin: creates its topics through its admin API", () => {
+      it("admin: creates a topic through its admin API", () => {
         passed("admin");
         expect(names(protocol, exchanges)).toContain("CreateTopics");
       });
@@ -491,7 +498,9 @@ export function clientSuite(suite: ClientSuite): void {
         for (const { partition, offset } of lastRecords) {
           const at = committed.find((c) => c.partition === partition)?.offset;
           const end = endOffsets.find((c) => c.partition === partition)?.offset;
-          expect(at, `partition ${partition}: committed ${at}, last record ${offset}, end ${end}`).toBeGreaterThan(offset);
+          expect(at, `partition ${partition}: committed ${at}, last record ${offset}, end ${end}`).toBeGreaterThan(
+            offset,
+          );
           expect(at, `partition ${partition}: committed ${at}, end ${end}`).toBeLessThanOrEqual(end!);
         }
         for (const api of ["AddOffsetsToTxn", "TxnOffsetCommit"]) expect(names(protocol, exchanges)).toContain(api);
