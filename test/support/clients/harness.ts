@@ -206,7 +206,11 @@ export function sequence(protocol: Protocol, exchanges: readonly Exchange[]): st
     out.push(best.repeats > 1 ? `${text} ×${best.repeats}` : text);
     i += best.length * best.repeats;
   }
-  return out.join(", ");
+  const text = out.join(", ");
+  // An idle consumer's polling adds little: the first 3000 characters, and how many were left out.
+  if (text.length <= 3000) return text;
+  const cut = text.lastIndexOf(", ", 3000);
+  return `${text.slice(0, cut)}, … (${text.slice(cut).split(", ").length - 1} more entries)`;
 }
 
 /** The distinct requests with their counts, in the order first seen. */
@@ -273,11 +277,11 @@ export interface ChildRun {
 export function runChild(
   file: string,
   args: readonly string[],
-  options: { timeoutMs: number; env?: Record<string, string>; cwd?: string },
+  options: { timeoutMs: number; env?: Record<string, string>; cwd?: string; input?: string },
 ): Promise<ChildRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, {
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       env: { ...process.env, ...options.env },
       cwd: options.cwd,
       detached: true,
@@ -312,6 +316,10 @@ export function runChild(
       killGroup();
       resolve({ code, signal, stdout, stderr, timedOut });
     });
+    if (options.input !== undefined) {
+      child.stdin!.on("error", () => {});
+      child.stdin!.end(options.input);
+    }
   });
 }
 
@@ -425,6 +433,16 @@ export function clientSuite(suite: ClientSuite): void {
 
     afterAll(() => {
       if (protocol === undefined) return;
+      // KAFKA_WIRE_CLIENTS_TRACE=OffsetCommit,JoinGroup prints those requests and responses, decoded.
+      const trace = new Set((process.env["KAFKA_WIRE_CLIENTS_TRACE"] ?? "").split(",").filter((x) => x !== ""));
+      for (const e of exchanges) {
+        if (!trace.has(apiName(protocol, e.apiKey))) continue;
+        const response =
+          e.response === null ? null : protocol.decodeResponseFrame(e.response, e.apiKey, e.apiVersion).body;
+        console.log(
+          `#${e.connection} ${apiName(protocol, e.apiKey)} v${e.apiVersion}\n  request  ${stringify(e.decoded?.body)}\n  response ${stringify(response)}`,
+        );
+      }
       console.log(
         `${suite.client}: ${exchanges.length} requests\n  by api: ${requestSummary(protocol, exchanges)}\n` +
           `  in order: ${sequence(protocol, exchanges)}` +
@@ -512,6 +530,8 @@ export function clientSuite(suite: ClientSuite): void {
     }
   });
 }
+
+const stringify = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v));
 
 /** The api names of the recorded requests. */
 export function names(protocol: Protocol, exchanges: readonly Exchange[]): string[] {
