@@ -28,7 +28,7 @@
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codecs } from "../../../compression/src/index.js";
-import { startBroker, type Exchange } from "../../../examples/broker/broker.js";
+import { startCluster, type Exchange } from "../../../broker/src/index.js";
 import type { Protocol } from "../../../src/runtime/index.js";
 import { corpusIndex } from "../corpus.js";
 import { peerMissing } from "../librdkafka.js";
@@ -181,7 +181,7 @@ export function scenarioTopics(s: Scenario): { name: string; partitions: number 
 
 /**
  * The requests in the order the broker answered them, repeats folded: `Metadata v12 ×2`, and a
- * repeated cycle of up to 4 requests (a consumer's idle `Fetch, Heartbeat`) as `(Fetch v11, Heartbeat v3) ×40`.
+ * repeated cycle of up to 8 requests (a consumer's idle `Fetch, Heartbeat`) as `(Fetch v11, Heartbeat v3) ×40`.
  */
 export function sequence(protocol: Protocol, exchanges: readonly Exchange[]): string {
   const tokens = exchanges.map(
@@ -191,7 +191,7 @@ export function sequence(protocol: Protocol, exchanges: readonly Exchange[]): st
   let i = 0;
   while (i < tokens.length) {
     let best = { length: 1, repeats: 1 };
-    for (let length = 1; length <= 4 && i + 2 * length <= tokens.length; length++) {
+    for (let length = 1; length <= 8 && i + 2 * length <= tokens.length; length++) {
       let repeats = 1;
       while (
         i + (repeats + 1) * length <= tokens.length &&
@@ -243,22 +243,26 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** Starts the broker the clients are tested against, with `topics` (for clients without an admin API). */
+/** Brokers of the cluster the clients are tested against: partition leaders and coordinators spread over them. */
+export const BROKERS = 3;
+
+/** Starts the cluster the clients are tested against, with `topics`. */
 export async function startTarget(
   protocol: Protocol,
   topics: readonly { name: string; partitions: number }[],
 ): Promise<Target> {
   const exchanges: Exchange[] = [];
-  const broker = await startBroker({
+  const cluster = await startCluster({
     protocol,
-    topics,
+    brokers: BROKERS,
+    topics: Object.fromEntries(topics.map((t) => [t.name, t.partitions])),
     codecs,
     // Kafka's own defaults (3000 ms, 5000 ms) only make the runs slower.
     initialRebalanceDelayMs: 100,
     consumerHeartbeatIntervalMs: 300,
     onExchange: (e) => exchanges.push(e),
   });
-  return { bootstrap: broker.bootstrap, exchanges, close: () => broker.close() };
+  return { bootstrap: cluster.bootstrap, exchanges, close: () => cluster.close() };
 }
 
 /** A child process's end: how it ended and what it printed. */
@@ -289,10 +293,10 @@ export function runChild(
     let stdout = "";
     let stderr = "";
     let timedOut = false;
-    child.stdout.setEncoding("utf8").on("data", (s: string) => {
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => {
       if (stdout.length < 4 << 20) stdout += s;
     });
-    child.stderr.setEncoding("utf8").on("data", (s: string) => {
+    child.stderr!.setEncoding("utf8").on("data", (s: string) => {
       if (stderr.length < 1 << 20) stderr += s;
     });
     const killGroup = () => {

@@ -40,7 +40,7 @@ export async function runKafkajs(s: Scenario): Promise<DriverResult> {
   const { steps } = result;
   const kafka = new Kafka({
     clientId: "kafkajs-interop",
-    brokers: [s.bootstrap],
+    brokers: s.bootstrap.split(","),
     logLevel: logLevel.NOTHING,
     connectionTimeout: 3000,
     requestTimeout: 10_000,
@@ -177,6 +177,7 @@ export async function runKafkajs(s: Scenario): Promise<DriverResult> {
     });
 
     await step(steps, "consumeTransformProduce", async () => {
+      if (!steps.transactions?.ok) throw new Error("not run: its input comes from the transactions step, which failed");
       const input = txn.committed1.length + txn.committed3.length;
       const consumer = kafka.consumer({ groupId: txn.groupId, ...consumerOptions });
       open.push(consumer);

@@ -19,7 +19,7 @@ const deadline = setTimeout(() => {
 
 const steps = {};
 const result = { steps };
-const common = { bootstrapBrokers: [s.bootstrap], timeout: 5000, retries: 3, retryDelay: 100 };
+const common = { bootstrapBrokers: s.bootstrap.split(","), timeout: 5000, retries: 3, retryDelay: 100 };
 const open = [];
 
 async function step(name, f) {
