@@ -225,15 +225,15 @@ export function requestSummary(protocol: Protocol, exchanges: readonly Exchange[
 
 const apiName = (protocol: Protocol, apiKey: number) => protocol.apis.get(apiKey)?.name ?? `api key ${apiKey}`;
 
-/** The requests the broker refused by closing the connection (an unknown api key or version). */
+/** The requests the broker refused by closing the connection, each kind once, with the first one's bytes. */
 export function refused(protocol: Protocol, exchanges: readonly Exchange[]): string[] {
-  return [
-    ...new Set(
-      exchanges
-        .filter((e) => e.error !== null)
-        .map((e) => `${apiName(protocol, e.apiKey)} v${e.apiVersion}: ${e.error!.message}`),
-    ),
-  ];
+  const seen = new Map<string, string>();
+  for (const e of exchanges) {
+    if (e.error === null) continue;
+    const what = `${apiName(protocol, e.apiKey)} v${e.apiVersion}: ${e.error.message}`;
+    if (!seen.has(what)) seen.set(what, `${what}\n    request ${Buffer.from(e.request).toString("hex")}`);
+  }
+  return [...seen.values()];
 }
 
 /** A broker for one client's run, recording every exchange. */

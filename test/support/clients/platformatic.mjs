@@ -205,6 +205,7 @@ async function transactions(txn) {
   });
 
   await step("consumeTransformProduce", async () => {
+    if (!steps.transactions?.ok) throw new Error("not run: its input comes from the transactions step, which failed");
     const input = txn.committed1.length + txn.committed3.length;
     const consumer = new Consumer({
       ...common,
