@@ -121,8 +121,9 @@ const kb = (n: number): string => `${(n / 1024).toFixed(1)} KiB`;
 describe("bundle size (esbuild, browser platform, minified + gzipped)", () => {
   const singles = new Map<string, Bundle>();
 
-  it("finds the seed codecs: the four KIP-1071 messages and the member metadata key", () => {
+  it("finds the seed codecs: the four KIP-1071 messages, the describe request and the member metadata key", () => {
     expect(SEED).toEqual([
+      "StreamsGroupDescribeRequest",
       "StreamsGroupDescribeResponse",
       "StreamsGroupHeartbeatRequest",
       "StreamsGroupHeartbeatResponse",
