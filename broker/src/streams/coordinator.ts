@@ -218,11 +218,17 @@ export class StreamsGroupCoordinator {
     return [...this.groups.keys()].sort(cmp);
   }
 
-  /** Kafka's StreamsGroupState names: Empty, NotReady, Assigning, Reconciling, Stable. */
+  /**
+   * Kafka's StreamsGroupState names: Empty (no members), NotReady (no tasks: topics missing or
+   * not partitioned as required), Assigning (the target assignment is behind the group epoch or
+   * the topics), Reconciling (a member is not at the assignment epoch yet), Stable.
+   */
   groupState(g: StreamsGroup): string {
     if (g.members.size === 0) return "Empty";
     if (g.topology === null || this.resolve(g).subtopologies === null) return "NotReady";
-    if (g.groupEpoch > g.assignmentEpoch) return "Assigning";
+    // Topics changed since the last assignment: the next heartbeat bumps the epoch and reassigns.
+    if (g.groupEpoch > g.assignmentEpoch || json(this.partitionMetadataOf(g)) !== json(g.partitionMetadata))
+      return "Assigning";
     for (const m of g.members.values())
       if (m.memberEpoch !== g.assignmentEpoch || m.state !== MEMBER_STATE.STABLE) return "Reconciling";
     return "Stable";

@@ -171,7 +171,11 @@ export class StreamsMemberProtocol {
   onResponse(resp: HeartbeatResponse): ReconcileEvent | null {
     this.lastError = resp.errorCode;
     if (this.leaveSent) {
-      if (resp.errorCode === 0 || NAMES.get(resp.errorCode) === "UNKNOWN_MEMBER_ID") {
+      // The coordinator no longer has the member (or never had it): left all the same.
+      const gone = ["UNKNOWN_MEMBER_ID", "GROUP_ID_NOT_FOUND", "FENCED_MEMBER_EPOCH"].includes(
+        NAMES.get(resp.errorCode) ?? "",
+      );
+      if (resp.errorCode === 0 || gone) {
         this.left = true;
         const revoked = this.owned;
         this.owned = EMPTY_TASKS;
