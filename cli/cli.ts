@@ -23,6 +23,7 @@ import { CONFIG_FILE, DEFAULT_RUNTIME_IMPORT } from "../generator/config.js";
 import { editDistance } from "../generator/edit-distance.js";
 import { Versions } from "../generator/versions.js";
 import { registerRecordCommands } from "./records.js";
+import { registerBroker } from "./commands/broker.js";
 
 /** The codecs a command works on, and whether they are the shipped ones. */
 type CodecSet = LoadedCodecs & { readonly shipped: boolean };
@@ -861,6 +862,8 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     .action(async (oldPath: string, newPath: string, flags: { json?: boolean }) => {
       exitCode = await diffCommand(io, oldPath, newPath, flags);
     });
+
+  registerBroker(program);
 
   try {
     await program.parseAsync([...argv], { from: "user" });

@@ -18,7 +18,8 @@ export default defineConfig((overrides): Options => {
     // codegen-v1: the runtime's codegen interface, for the codecs `--schemas`/`--kafka` compile
     // into the cache (they import it by file URL; see codecs.ts). It shares the runtime's chunk
     // with the shipped codecs, so every codec uses one copy of the runtime.
-    entry: { cli: "cli.ts", "codegen-v1": "../src/codegen/v1.ts" },
+    // codecs: the codec cache, for kafka-wire-broker (`kafka-wire-cli/codecs`).
+    entry: { cli: "cli.ts", "codegen-v1": "../src/codegen/v1.ts", codecs: "codecs.ts" },
     format: ["esm"],
     platform: "node",
     target: "node20",

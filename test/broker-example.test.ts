@@ -15,7 +15,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../cli/cli.js";
-import { startBroker } from "../examples/broker/broker.js";
+import { startCluster } from "../broker/src/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { buildSourceRelease, serveRoutes, sha512 } from "./support/kafka-mirror.js";
 import {
@@ -131,10 +131,11 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
   // (examples/broker/, built on kafka-wire), with Kafka 4's version table on both sides.
   it("runs against the example broker: ApiVersions v3, then Metadata v13 twice, paired", async () => {
     const { protocol } = await corpusIndex();
-    const broker = await startBroker({ protocol, topics: [{ name: "demo", partitions: 2 }] });
+    const broker = await startCluster({ protocol, topics: { demo: 2 } });
+    const [node] = broker.nodes;
     try {
       const tsx = path.join(REPO_ROOT, "node_modules", "tsx", "dist", "cli.mjs");
-      const { stdout } = await run(process.execPath, [tsx, "client.ts", `${broker.host}:${broker.port}`, "demo"], {
+      const { stdout } = await run(process.execPath, [tsx, "client.ts", broker.bootstrap, "demo"], {
         cwd: project,
         timeout: 60_000,
       });
@@ -144,7 +145,7 @@ describeShared("the broker example on codecs from generate --kafka", "kafka-sche
       expect(replies).toHaveLength(2);
       for (const [k, reply] of replies.entries()) {
         expect(reply).toContain(`(correlation id ${k + 2})`);
-        expect(reply).toContain(`brokers 1=${broker.host}:${broker.port}`);
+        expect(reply).toContain(`brokers 1=${node!.host}:${node!.port}`);
         expect(reply).toContain("[demo: 2 partitions, error code 0]");
       }
     } finally {

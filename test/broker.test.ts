@@ -1,5 +1,5 @@
 /**
- * Real clients against the example broker built only on kafka-wire (examples/broker/): each
+ * Real clients against a one-node cluster of kafka-wire-broker (broker/): each
  * produces keyed messages with headers under every compression codec it supports and consumes
  * them back in a consumer group; what it consumed must equal what it produced.
  * - kafkajs 2.2.4 (in this process): none and gzip, the codecs it ships (snappy, lz4 and zstd
@@ -21,7 +21,7 @@ import path from "node:path";
 import { CompressionTypes, Kafka, logLevel, type IHeaders } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { codecs } from "../compression/src/index.js";
-import { startBroker, type Broker, type Exchange } from "../examples/broker/broker.js";
+import { startCluster, type Exchange, type RunningCluster } from "../broker/src/index.js";
 import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { findKcat, hex, KafkaTestClient } from "./support/kcat.js";
@@ -156,7 +156,7 @@ function node24(): string | null {
   return existsSync(bin) ? bin : null;
 }
 
-describeShared("the example broker with real clients", "kafka-schemas", () => {
+describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
   let protocol: Protocol;
   /** Every (api key, version) the broker answered, with the clients that sent it. */
   const exercised = new Map<string, Set<string>>();
@@ -189,11 +189,11 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
    */
   async function session(
     client: string,
-    topics: { name: string; partitions: number }[],
-    body: (broker: Broker) => Promise<void>,
+    topics: Record<string, number>,
+    body: (broker: RunningCluster) => Promise<void>,
   ): Promise<Exchange[]> {
     const exchanges: Exchange[] = [];
-    const broker = await startBroker({
+    const broker = await startCluster({
       protocol,
       topics,
       codecs,
@@ -218,14 +218,14 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
   const names = (exchanges: readonly Exchange[]) => new Set(exchanges.map((e) => protocol.apis.get(e.apiKey)!.name));
 
   it("answers an ApiVersions version it cannot parse with KIP-511's v0 reply", async () => {
-    const exchanges = await session("raw socket", [], async (broker) => {
+    const exchanges = await session("raw socket", {}, async (broker) => {
       // ApiVersions v5 (one past Kafka 4's 0–4), request header v2: size, api key 0012, version
       // 0005, correlation id 00000007, client id "t" (int16 length 0001, 74), no tagged fields
       // (00), then a body only a v5 broker knows: 01 02 03.
       const request = Buffer.from("0000000f" + "0012" + "0005" + "00000007" + "000174" + "00" + "010203", "hex");
       expect(request.readInt32BE(0)).toBe(request.length - 4);
       const response = await new Promise<Buffer>((resolve, reject) => {
-        const socket = net.connect({ host: broker.host, port: broker.port });
+        const socket = net.connect({ host: broker.nodes[0]!.host, port: broker.nodes[0]!.port });
         const timer = setTimeout(() => {
           socket.destroy();
           reject(new Error("no reply within 5000 ms"));
@@ -254,13 +254,16 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
     expect(exchanges[0]).toMatchObject({ apiKey: API_VERSIONS, apiVersion: 5, decoded: null, error: null });
   });
 
-  it("runs standalone (examples/broker/main.ts --schemas) and advertises Kafka 4's version table", async () => {
+  it("runs standalone (kafka-wire broker --schemas) and advertises Kafka 4's version table", async () => {
     const child = spawn(
       process.execPath,
       [
+        // The workspaces' sources (kafka-wire-broker's `source` export), not their build.
+        "--conditions=source",
         "--import",
         "tsx",
-        path.join(REPO_ROOT, "examples/broker/main.ts"),
+        path.join(REPO_ROOT, "cli/cli.ts"),
+        "broker",
         "--schemas",
         sharedPath("kafka-schemas"),
         "--topic",
@@ -280,7 +283,7 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
           const m = /^bootstrap=127\.0\.0\.1:(\d+)$/m.exec(stdout);
           if (m !== null) resolve(m[1]!);
         });
-        void exited.then((code) => reject(new Error(`main.ts exited (code ${code}): ${stderr}`)));
+        void exited.then((code) => reject(new Error(`kafka-wire broker exited (code ${code}): ${stderr}`)));
       });
       const client = await KafkaTestClient.connect("127.0.0.1", Number(bootstrap), protocol, { timeoutMs: 5000 });
       try {
@@ -325,7 +328,7 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
     const topic = "kafkajs-topic";
     const produced: Message[] = [];
     const consumed: Message[] = [];
-    const exchanges = await session("kafkajs 2.2.4", [{ name: topic, partitions: 3 }], async (broker) => {
+    const exchanges = await session("kafkajs 2.2.4", { [topic]: 3 }, async (broker) => {
       const kafka = new Kafka({
         clientId: "kafkajs",
         brokers: [broker.bootstrap],
@@ -431,7 +434,7 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
         let result: { consumed: Message[]; perMember: number[] } | undefined;
         const exchanges = await session(
           `@platformatic/kafka 2.12.1 (${groupProtocol})`,
-          [{ name: topic, partitions: 3 }],
+          { [topic]: 3 },
           async (broker) => {
             const args = {
               bootstrap: broker.bootstrap,
@@ -481,7 +484,7 @@ describeShared("the example broker with real clients", "kafka-schemas", () => {
     const topic = client.replace(/[^a-zA-Z0-9]+/g, "-");
     const produced: Message[] = [];
     const consumedByGroup: Message[][] = [];
-    const exchanges = await session(client, [{ name: topic, partitions: 3 }], async (broker) => {
+    const exchanges = await session(client, { [topic]: 3 }, async (broker) => {
       for (const codec of CODECS) {
         const headers: [string, string][] = [
           ["codec", codec],

@@ -16,22 +16,24 @@ export interface StoredBatch {
   readonly bytes: Uint8Array;
 }
 
-/** The leader epoch every partition of this one-broker cluster has. */
-export const LEADER_EPOCH = 0;
-
 export class PartitionLog {
   readonly batches: StoredBatch[] = [];
   /** The offset the next batch gets (Kafka's log end offset; also the high watermark here). */
   logEndOffset = 0n;
+  /** The first offset still readable (Kafka's log start offset; DeleteRecords and retention move it). */
+  logStartOffset = 0n;
   /** Bytes held by the stored batches. */
   bytes = 0;
   private waiters = new Set<() => void>();
 
-  /** Appends decoded batches (as `decodeRecords` returned them); returns the first one's base offset. */
-  append(batches: readonly RecordBatch[]): bigint {
+  /**
+   * Appends decoded batches (as `decodeRecords` returned them), stamped with the leader epoch;
+   * returns the first one's base offset.
+   */
+  append(batches: readonly RecordBatch[], leaderEpoch: number): bigint {
     const first = this.logEndOffset;
     for (const batch of batches) {
-      const bytes = withBatchHeader(batch.raw, { baseOffset: this.logEndOffset, partitionLeaderEpoch: LEADER_EPOCH });
+      const bytes = withBatchHeader(batch.raw, { baseOffset: this.logEndOffset, partitionLeaderEpoch: leaderEpoch });
       const stored = {
         baseOffset: this.logEndOffset,
         lastOffset: this.logEndOffset + BigInt(batch.lastOffsetDelta),
@@ -82,6 +84,12 @@ export class PartitionLog {
     let best: StoredBatch | null = null;
     for (const b of this.batches) if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
     return best === null ? null : { offset: best.baseOffset, timestamp: best.maxTimestamp };
+  }
+
+  /** Wakes every waiting Fetch (the log is going away). */
+  close(): void {
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
   }
 
   /** Calls `wake` once, on the next append (a Fetch waiting for data). Returns a canceller. */

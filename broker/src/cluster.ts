@@ -1,0 +1,691 @@
+/**
+ * A Kafka cluster in one process: several broker nodes, each with its own loopback listener,
+ * sharing one in-memory state (topics and their partition logs, groups, producers). Every
+ * request is answered by the handler registered for its api key (see registry.ts, types.ts).
+ *
+ * A test double for applications and clients, not a production broker: no persistence, no
+ * replication (followers and ISR are reported, every replica is "in sync"), loopback only,
+ * every table and buffer bounded.
+ */
+
+import net from "node:net";
+import { codecs as compressionCodecs } from "kafka-wire-compression";
+import type { Codecs } from "../../src/records/index.js";
+import {
+  FrameSplitter,
+  KafkaDecodeError,
+  UNSUPPORTED_VERSION_ERROR,
+  uuidToString,
+  type DecodedRequest,
+  type Protocol,
+  type TypedProtocol,
+} from "../../src/runtime/index.js";
+import { GroupCoordinator } from "./groups.js";
+import { PartitionLog } from "./log.js";
+import { HandlerRegistry } from "./registry.js";
+import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
+import { registerCoreHandlers } from "./handlers/core.js";
+import { registerGroupHandlers } from "./handlers/groups.js";
+
+/** One broker node of the cluster, as Metadata reports it. */
+export interface BrokerNode {
+  readonly nodeId: number;
+  readonly host: string;
+  readonly port: number;
+  readonly rack: string | null;
+}
+
+/** A topic to create: a partition count, or the details. */
+export interface TopicSpec {
+  /** Number of partitions (default: the cluster's `numPartitions`). */
+  readonly partitions?: number;
+  /** Replicas per partition (default: the cluster's `defaultReplicationFactor`), at most the number of brokers. */
+  readonly replicationFactor?: number;
+  /** Explicit replica node ids per partition (the first is the leader); overrides `partitions` and `replicationFactor`. */
+  readonly assignments?: readonly (readonly number[])[];
+  /** Topic configs (`cleanup.policy`, `retention.ms`, ...); the rest take the broker's defaults. */
+  readonly configs?: Readonly<Record<string, string>>;
+}
+
+/** One request and what the cluster answered, for tests and logs. */
+export interface Exchange {
+  /** Which connection (0, 1, ...), in the order they were accepted over the whole cluster. */
+  readonly connection: number;
+  /** The node that received it. */
+  readonly nodeId: number;
+  readonly apiKey: number;
+  readonly apiVersion: number;
+  readonly correlationId: number;
+  /** The request frame, size prefix included. */
+  readonly request: Uint8Array;
+  /** The decoded request, or null when it did not decode (KIP-511's fallback, or an error). */
+  readonly decoded: DecodedRequest | null;
+  /** The response frame, or null when none was sent (Produce with acks=0, or an error). */
+  readonly response: Uint8Array | null;
+  /** Why the connection was closed instead of answering. */
+  readonly error: Error | null;
+}
+
+/** Adds APIs to a cluster (or replaces core ones): called once, before the listeners open. */
+export type BrokerPlugin = (cluster: Cluster) => void;
+
+export interface ClusterOptions {
+  /**
+   * The codecs: a generated index's `protocol` (of Kafka's client messages). Without it, give
+   * `schemas` or `kafka` and the codecs come from kafka-wire-cli's codec cache.
+   */
+  readonly protocol?: Protocol | TypedProtocol<Apis>;
+  /** Kafka's message schema folders (e.g. `clients/src/main/resources/common/message`). */
+  readonly schemas?: string | readonly string[];
+  /** A Kafka release whose schemas to use (downloaded once and cached by kafka-wire-cli), e.g. `4.1.0`. */
+  readonly kafka?: string;
+  /** The codec cache folder (default `$KAFKA_WIRE_CACHE_DIR`, else `~/.cache/kafka-wire`). */
+  readonly cacheDir?: string;
+  /** Number of broker nodes, each with its own listener (default 1). Node ids are 1..brokers. */
+  readonly brokers?: number;
+  /** A loopback address: `127.0.0.1` (default), `::1` or `localhost`. */
+  readonly host?: string;
+  /** One port per broker (default: ephemeral ports). */
+  readonly ports?: readonly number[];
+  readonly clusterId?: string;
+  /** Topics that exist from the start: `{ orders: 6 }`, or `{ orders: { partitions: 6, configs: {...} } }`. */
+  readonly topics?: Readonly<Record<string, number | TopicSpec>>;
+  /** Kafka's `auto.create.topics.enable` (default true, as in Kafka). */
+  readonly autoCreateTopics?: boolean;
+  /** Kafka's `num.partitions`, for auto-created topics and CreateTopics with -1 (Kafka: 1). Default 1. */
+  readonly numPartitions?: number;
+  /** Kafka's `default.replication.factor` (Kafka: 1). Default: min(3, brokers). */
+  readonly defaultReplicationFactor?: number;
+  /** Codecs to decompress produced batches with (default: kafka-wire-compression's five). */
+  readonly codecs?: Codecs;
+  /** Kafka's `group.initial.rebalance.delay.ms` (Kafka: 3000). Default 300. */
+  readonly initialRebalanceDelayMs?: number;
+  /** KIP-848's `group.consumer.heartbeat.interval.ms` (Kafka: 5000). Default 1000. */
+  readonly consumerHeartbeatIntervalMs?: number;
+  /** KIP-848's `group.consumer.session.timeout.ms` (Kafka: 45000). */
+  readonly consumerSessionTimeoutMs?: number;
+  /** Kafka's `socket.request.max.bytes`: the largest request frame (default 104857600, 100 MiB, as Kafka). */
+  readonly maxRequestBytes?: number;
+  /** Kafka's `connections.max.idle.ms`: a connection with no traffic this long is closed (default 600000, as Kafka). */
+  readonly idleTimeoutMs?: number;
+  /** Kafka's broker `fetch.max.bytes`: a Fetch response carries at most this many record bytes (default 57671680, as Kafka). */
+  readonly fetchMaxBytes?: number;
+  /** Connections per node (default 256). */
+  readonly maxConnections?: number;
+  /** Requests read ahead on one connection before it stops being read (default 64). */
+  readonly maxQueuedRequests?: number;
+  /** Bytes held by all partition logs together (default 256 MiB); a Produce past it gets KAFKA_STORAGE_ERROR. */
+  readonly maxLogBytes?: number;
+  readonly maxTopics?: number;
+  /** Partitions per topic (default 1000). */
+  readonly maxPartitions?: number;
+  readonly maxGroups?: number;
+  readonly maxMembers?: number;
+  /** The longest a Fetch waits for data, whatever it asks for (ms). Default 5000. */
+  readonly maxFetchWaitMs?: number;
+  /** More APIs (or replacements of core ones), installed in order after the core handlers. */
+  readonly plugins?: readonly BrokerPlugin[];
+  /** Called for every request once answered (or not). */
+  readonly onExchange?: (exchange: Exchange) => void;
+  /** Diagnostics (a closed connection and why). */
+  readonly log?: (line: string) => void;
+}
+
+/** The limits and defaults a cluster runs with (every option resolved). */
+export interface ClusterConfig {
+  readonly autoCreateTopics: boolean;
+  readonly numPartitions: number;
+  readonly defaultReplicationFactor: number;
+  readonly initialRebalanceDelayMs: number;
+  readonly consumerHeartbeatIntervalMs: number;
+  readonly consumerSessionTimeoutMs: number;
+  readonly maxRequestBytes: number;
+  readonly idleTimeoutMs: number;
+  readonly fetchMaxBytes: number;
+  readonly maxConnections: number;
+  readonly maxQueuedRequests: number;
+  readonly maxLogBytes: number;
+  readonly maxTopics: number;
+  readonly maxPartitions: number;
+  readonly maxGroups: number;
+  readonly maxMembers: number;
+  readonly maxFetchWaitMs: number;
+}
+
+/** One partition: its replicas (the first is the preferred leader), leader and log. */
+export interface Partition {
+  readonly index: number;
+  readonly replicas: number[];
+  isr: number[];
+  leader: number;
+  leaderEpoch: number;
+  readonly log: PartitionLog;
+}
+
+/** A topic. */
+export interface Topic {
+  readonly name: string;
+  /** Kafka's base64 form of the topic's uuid. */
+  readonly topicId: string;
+  readonly internal: boolean;
+  readonly partitions: Partition[];
+  /** The configs set on the topic (not the defaults). */
+  readonly configs: Map<string, string>;
+}
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** Kafka's topic name rule (`Topic.validate`): 1..249 of [a-zA-Z0-9._-], not "." or "..". */
+const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
+
+/** Why a topic cannot be created: Kafka's error name and message. */
+export class TopicError extends Error {
+  constructor(
+    readonly errorName: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The shared state of a running cluster, as handlers and plugins see it. Its methods keep
+ * Kafka's invariants (topic ids, leaders, bounds); handlers read the fields directly.
+ */
+export class Cluster {
+  readonly clusterId: string;
+  /** The nodes, by node id order. */
+  readonly nodes: BrokerNode[] = [];
+  readonly config: ClusterConfig;
+  readonly handlers = new HandlerRegistry();
+  /** The codecs, typed by the generated types. */
+  readonly protocol: TypedProtocol<Apis>;
+  /** Codecs produced batches are decompressed with. */
+  readonly codecs: Codecs;
+  readonly topics = new Map<string, Topic>();
+  readonly topicsById = new Map<string, Topic>();
+  readonly groups: GroupCoordinator;
+  /** Bytes held by every partition log. */
+  storedBytes = 0;
+  /** The next producer id InitProducerId hands out. */
+  nextProducerId = 1000n;
+  readonly log: (line: string) => void;
+  private readonly closers = new Set<() => void>();
+  private readonly timers = new Set<ReturnType<typeof setTimeout>>();
+  private assignmentStart = 0;
+  private closed = false;
+
+  constructor(options: ClusterOptions & { readonly protocol: Protocol | TypedProtocol<Apis> }) {
+    this.protocol = options.protocol as TypedProtocol<Apis>;
+    this.clusterId = options.clusterId ?? "kafka-wire-cluster";
+    this.codecs = options.codecs ?? compressionCodecs;
+    this.log = options.log ?? (() => {});
+    const brokers = options.brokers ?? 1;
+    this.config = {
+      autoCreateTopics: options.autoCreateTopics ?? true,
+      numPartitions: options.numPartitions ?? 1,
+      defaultReplicationFactor: options.defaultReplicationFactor ?? Math.min(3, brokers),
+      initialRebalanceDelayMs: options.initialRebalanceDelayMs ?? 300,
+      consumerHeartbeatIntervalMs: options.consumerHeartbeatIntervalMs ?? 1000,
+      consumerSessionTimeoutMs: options.consumerSessionTimeoutMs ?? 45_000,
+      maxRequestBytes: options.maxRequestBytes ?? 104_857_600,
+      idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+      fetchMaxBytes: options.fetchMaxBytes ?? 57_671_680,
+      maxConnections: options.maxConnections ?? 256,
+      maxQueuedRequests: options.maxQueuedRequests ?? 64,
+      maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
+      maxTopics: options.maxTopics ?? 1000,
+      maxPartitions: options.maxPartitions ?? 1000,
+      maxGroups: options.maxGroups ?? 1000,
+      maxMembers: options.maxMembers ?? 100,
+      maxFetchWaitMs: options.maxFetchWaitMs ?? 5000,
+    };
+    this.groups = new GroupCoordinator(
+      {
+        initialRebalanceDelayMs: this.config.initialRebalanceDelayMs,
+        consumerHeartbeatIntervalMs: this.config.consumerHeartbeatIntervalMs,
+        consumerSessionTimeoutMs: this.config.consumerSessionTimeoutMs,
+        maxGroups: this.config.maxGroups,
+        maxMembers: this.config.maxMembers,
+      },
+      {
+        partitions: (name) => this.topics.get(name)?.partitions.length,
+        topicId: (name) => this.topics.get(name)?.topicId,
+        names: () => [...this.topics.keys()],
+      },
+    );
+  }
+
+  /** The node with this id, or undefined. */
+  node(nodeId: number): BrokerNode | undefined {
+    return this.nodes.find((n) => n.nodeId === nodeId);
+  }
+
+  /** The controller Metadata and DescribeCluster report (the first node). */
+  get controllerId(): number {
+    return this.nodes[0]?.nodeId ?? -1;
+  }
+
+  /** A partition, or undefined when the topic or partition does not exist. */
+  partition(topic: string, index: number): Partition | undefined {
+    return this.topics.get(topic)?.partitions[index];
+  }
+
+  /**
+   * Checks a topic name as Kafka's `Topic.validate` does.
+   * @throws TopicError INVALID_TOPIC_EXCEPTION.
+   */
+  validateTopicName(name: string): void {
+    if (!TOPIC_NAME.test(name) || name === "." || name === "..") {
+      throw new TopicError(
+        "INVALID_TOPIC_EXCEPTION",
+        `Topic name "${name}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-', or is longer than 249`,
+      );
+    }
+  }
+
+  /**
+   * The replica lists of a new topic's partitions, spread as Kafka's rack-unaware assignment
+   * does: each topic starts at the next broker, partition p's leader is broker (start + p), its
+   * followers the brokers after it.
+   * @throws TopicError INVALID_REPLICATION_FACTOR / INVALID_PARTITIONS.
+   */
+  assignReplicas(partitions: number, replicationFactor: number, first = 0): number[][] {
+    const n = this.nodes.length;
+    if (!Number.isInteger(replicationFactor) || replicationFactor < 1 || replicationFactor > n) {
+      throw new TopicError(
+        "INVALID_REPLICATION_FACTOR",
+        `Replication factor: ${replicationFactor} larger than available brokers: ${n}.`,
+      );
+    }
+    if (!Number.isInteger(partitions) || partitions < 1 || first + partitions > this.config.maxPartitions) {
+      throw new TopicError(
+        "INVALID_PARTITIONS",
+        `Number of partitions must be 1..${this.config.maxPartitions}, got ${partitions}.`,
+      );
+    }
+    const start = this.assignmentStart++ % n;
+    return Array.from({ length: partitions }, (_, i) =>
+      Array.from({ length: replicationFactor }, (_, r) => this.nodes[(start + first + i + r) % n]!.nodeId),
+    );
+  }
+
+  /**
+   * Creates a topic (Kafka's checks: name, partitions, replication factor, assignments).
+   * @throws TopicError with Kafka's error name (TOPIC_ALREADY_EXISTS, INVALID_TOPIC_EXCEPTION, ...).
+   */
+  createTopic(name: string, spec: TopicSpec = {}, options: { internal?: boolean; validateOnly?: boolean } = {}): Topic {
+    this.validateTopicName(name);
+    if (this.topics.has(name)) throw new TopicError("TOPIC_ALREADY_EXISTS", `Topic '${name}' already exists.`);
+    if (this.topics.size >= this.config.maxTopics) {
+      throw new TopicError("POLICY_VIOLATION", `this cluster holds at most ${this.config.maxTopics} topics`);
+    }
+    let assignments: number[][];
+    if (spec.assignments !== undefined) {
+      if (spec.assignments.length === 0 || spec.assignments.length > this.config.maxPartitions) {
+        throw new TopicError("INVALID_REPLICA_ASSIGNMENT", "a replica assignment needs 1.. partitions");
+      }
+      const size = spec.assignments[0]!.length;
+      for (const replicas of spec.assignments) {
+        if (replicas.length === 0 || replicas.length !== size) {
+          throw new TopicError("INVALID_REPLICA_ASSIGNMENT", "All partitions should have the same number of replicas");
+        }
+        if (new Set(replicas).size !== replicas.length) {
+          throw new TopicError("INVALID_REPLICA_ASSIGNMENT", `Duplicate replica assignment found: ${replicas}`);
+        }
+        for (const id of replicas) {
+          if (this.node(id) === undefined) {
+            throw new TopicError("INVALID_REPLICA_ASSIGNMENT", `Unknown broker id ${id} in the replica assignment`);
+          }
+        }
+      }
+      assignments = spec.assignments.map((r) => [...r]);
+    } else {
+      assignments = this.assignReplicas(
+        spec.partitions ?? this.config.numPartitions,
+        spec.replicationFactor ?? this.config.defaultReplicationFactor,
+      );
+    }
+    const id = new Uint8Array(16);
+    crypto.getRandomValues(id);
+    const topic: Topic = {
+      name,
+      topicId: uuidToString(id, 0),
+      internal: options.internal ?? false,
+      partitions: assignments.map((replicas, index) => this.newPartition(index, replicas)),
+      configs: new Map(Object.entries(spec.configs ?? {})),
+    };
+    if (options.validateOnly === true) return topic;
+    this.topics.set(name, topic);
+    this.topicsById.set(topic.topicId, topic);
+    return topic;
+  }
+
+  /** A partition with these replicas, led by the first. */
+  newPartition(index: number, replicas: number[]): Partition {
+    return { index, replicas, isr: [...replicas], leader: replicas[0]!, leaderEpoch: 0, log: new PartitionLog() };
+  }
+
+  /** Deletes a topic and its logs. Returns false when it does not exist. */
+  deleteTopic(name: string): boolean {
+    const topic = this.topics.get(name);
+    if (topic === undefined) return false;
+    for (const p of topic.partitions) {
+      this.storedBytes -= p.log.bytes;
+      p.log.close();
+    }
+    this.topics.delete(name);
+    this.topicsById.delete(topic.topicId);
+    return true;
+  }
+
+  /** A timer cleared when the cluster closes (unref'd: it never keeps the process alive). */
+  timer(ms: number, f: () => void): ReturnType<typeof setTimeout> {
+    const t = setTimeout(() => {
+      this.timers.delete(t);
+      f();
+    }, ms);
+    t.unref();
+    this.timers.add(t);
+    return t;
+  }
+
+  clearTimer(t: ReturnType<typeof setTimeout>): void {
+    clearTimeout(t);
+    this.timers.delete(t);
+  }
+
+  /** Runs `f` when the cluster closes (e.g. to wake a waiting Fetch); returns a canceller. */
+  onClose(f: () => void): () => void {
+    this.closers.add(f);
+    return () => this.closers.delete(f);
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** @internal Called by {@link RunningCluster.close}. */
+  shutdown(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const f of [...this.closers]) f();
+    this.closers.clear();
+    for (const t of this.timers) clearTimeout(t);
+    this.timers.clear();
+    this.groups.close();
+  }
+
+  /**
+   * The version range served for each registered api key: the codecs' request and response
+   * `validVersions`, narrowed by the handler's options (the ApiVersions reply).
+   */
+  versions(): Map<number, { min: number; max: number }> {
+    const out = new Map<number, { min: number; max: number }>();
+    for (const apiKey of this.handlers.apiKeys()) {
+      const api = this.protocol.apis.get(apiKey);
+      if (api === undefined) continue;
+      const { options } = this.handlers.get(apiKey)!;
+      const min = Math.max(
+        api.request.validVersions.lowest,
+        api.response.validVersions.lowest,
+        options.minVersion ?? 0,
+      );
+      const max = Math.min(
+        api.request.validVersions.highest,
+        api.response.validVersions.highest,
+        options.maxVersion ?? 0x7fff,
+      );
+      if (min <= max) out.set(apiKey, { min, max });
+    }
+    return out;
+  }
+}
+
+/** A running cluster. */
+export interface RunningCluster {
+  /** `host:port` of every node, comma-separated: a client's bootstrap servers. */
+  readonly bootstrap: string;
+  /** Every node's address. */
+  readonly nodes: readonly BrokerNode[];
+  /** The shared state (topics, groups, handlers): for tests and plugins. */
+  readonly cluster: Cluster;
+  /** Creates a topic. @throws TopicError as Kafka's CreateTopics would answer. */
+  createTopic(name: string, spec?: number | TopicSpec): void;
+  /** Stops every listener, closes every connection and clears every timer. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a cluster of `brokers` nodes on loopback; resolves once every node listens.
+ * @throws Error for a non-loopback host, codecs without the core APIs, or a port in use;
+ *   TopicError for a bad topic in `topics`.
+ */
+export async function startCluster(options: ClusterOptions = {}): Promise<RunningCluster> {
+  const host = options.host ?? "127.0.0.1";
+  if (!LOOPBACK.has(host)) throw new Error(`kafka-wire-broker listens on loopback only, not ${host}`);
+  const brokers = options.brokers ?? 1;
+  if (!Number.isInteger(brokers) || brokers < 1 || brokers > 64)
+    throw new Error(`brokers must be 1..64, not ${brokers}`);
+  if (options.ports !== undefined && options.ports.length !== brokers) {
+    throw new Error(`ports gives ${options.ports.length} ports for ${brokers} brokers`);
+  }
+  const protocol = options.protocol ?? (await loadProtocol(options));
+  const cluster = new Cluster({ ...options, protocol });
+  registerCoreHandlers(cluster);
+  registerGroupHandlers(cluster);
+  for (const plugin of options.plugins ?? []) plugin(cluster);
+
+  const servers: net.Server[] = [];
+  const sockets = new Set<net.Socket>();
+  const ids = { next: 0 };
+  try {
+    for (let i = 0; i < brokers; i++) {
+      const server = net.createServer();
+      server.maxConnections = cluster.config.maxConnections;
+      await new Promise<void>((resolve, reject) => {
+        server.once("error", reject);
+        server.listen(options.ports?.[i] ?? 0, host, () => {
+          server.off("error", reject);
+          resolve();
+        });
+      });
+      servers.push(server);
+      const node: BrokerNode = { nodeId: i + 1, host, port: (server.address() as net.AddressInfo).port, rack: null };
+      cluster.nodes.push(node);
+      server.on("connection", (socket) => serveConnection(cluster, node, socket, ids.next++, sockets, options));
+    }
+  } catch (error) {
+    for (const s of servers) s.close();
+    throw error;
+  }
+  for (const [name, spec] of Object.entries(options.topics ?? {})) {
+    cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec);
+  }
+  const format = (n: BrokerNode) => `${n.host.includes(":") ? `[${n.host}]` : n.host}:${n.port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    bootstrap: cluster.nodes.map(format).join(","),
+    nodes: cluster.nodes,
+    cluster,
+    createTopic: (name, spec) => void cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec),
+    close() {
+      closing ??= (async () => {
+        cluster.shutdown();
+        for (const s of sockets) s.destroy();
+        await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+      })();
+      return closing;
+    },
+  };
+}
+
+/** The codecs of `options.schemas` / `options.kafka`, from kafka-wire-cli's codec cache. */
+async function loadProtocol(options: ClusterOptions): Promise<Protocol> {
+  if (options.schemas === undefined && options.kafka === undefined) {
+    throw new Error(
+      "kafka-wire-broker needs Kafka's codecs: give `protocol` (a generated index's), `schemas` (Kafka's message schema folder) or `kafka` (a release, e.g. 4.1.0)",
+    );
+  }
+  // Loaded only here: a caller that passes `protocol` never loads the CLI's generator.
+  const { loadSchemaSet } = await import("kafka-wire-cli/codecs");
+  const set = await loadSchemaSet({
+    cwd: process.cwd(),
+    ...(options.schemas === undefined
+      ? {}
+      : { schemas: typeof options.schemas === "string" ? [options.schemas] : options.schemas }),
+    ...(options.kafka === undefined ? {} : { kafka: options.kafka }),
+    ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+    onStatus: options.log ?? (() => {}),
+  });
+  if (set.codecs.protocol === undefined) {
+    throw new Error("the schema set has no RequestHeader/ResponseHeader: give Kafka's clients message schemas");
+  }
+  return set.codecs.protocol;
+}
+
+/**
+ * Serves one connection: frames split with the request size limit, requests answered one at a
+ * time in order (as Kafka does), reading paused while too many requests wait or while the
+ * socket's write buffer is full, closed after `idleTimeoutMs` without traffic.
+ */
+function serveConnection(
+  cluster: Cluster,
+  node: BrokerNode,
+  socket: net.Socket,
+  id: number,
+  sockets: Set<net.Socket>,
+  options: ClusterOptions,
+): void {
+  if (cluster.isClosed) {
+    socket.destroy();
+    return;
+  }
+  sockets.add(socket);
+  socket.setNoDelay(true);
+  socket.setTimeout(cluster.config.idleTimeoutMs, () => drop(`idle for ${cluster.config.idleTimeoutMs} ms`));
+  const connection: Connection = {
+    id,
+    node,
+    remoteAddress: socket.remoteAddress ?? "",
+    remotePort: socket.remotePort ?? 0,
+    session: new Map(),
+  };
+  const splitter = new FrameSplitter({ maxFrameSize: cluster.config.maxRequestBytes });
+  const queue: Uint8Array[] = [];
+  const limit = cluster.config.maxQueuedRequests;
+  let busy = false;
+  let paused = false;
+  function drop(why: string): void {
+    cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
+    socket.destroy();
+  }
+  const resumeIfRoom = () => {
+    if (paused && queue.length < limit / 2 && !socket.writableNeedDrain) {
+      paused = false;
+      socket.resume();
+    }
+  };
+  async function pump(): Promise<void> {
+    if (busy) return;
+    busy = true;
+    try {
+      while (queue.length > 0 && !socket.destroyed) {
+        const frame = queue.shift()!;
+        resumeIfRoom();
+        const exchange = await answer(cluster, connection, frame);
+        options.onExchange?.(exchange);
+        if (exchange.error !== null) {
+          drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
+          break;
+        }
+        if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
+          // Backpressure: the client does not read its responses; stop reading its requests.
+          paused = true;
+          socket.pause();
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              socket.off("drain", done);
+              socket.off("close", done);
+              resolve();
+            };
+            socket.once("drain", done);
+            socket.once("close", done);
+          });
+          resumeIfRoom();
+        }
+      }
+    } finally {
+      busy = false;
+    }
+  }
+  socket.on("data", (chunk: Buffer) => {
+    let frames: Uint8Array[];
+    try {
+      frames = splitter.push(chunk);
+    } catch (e) {
+      drop((e as Error).message);
+      return;
+    }
+    for (const f of frames) {
+      if (f.length < 12) {
+        drop("a request frame shorter than its header");
+        return;
+      }
+      // A copy: the request is answered later, and record batches are views into it.
+      queue.push(new Uint8Array(f));
+    }
+    if (queue.length >= limit && !paused) {
+      paused = true;
+      socket.pause();
+    }
+    void pump();
+  });
+  socket.on("error", () => {});
+  socket.on("close", () => {
+    sockets.delete(socket);
+    connection.session.clear();
+  });
+}
+
+/** Answers one request frame. Never throws: a failure is the exchange's `error` (the connection closes). */
+async function answer(cluster: Cluster, connection: Connection, frame: Uint8Array): Promise<Exchange> {
+  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  const apiKey = view.getInt16(4);
+  const apiVersion = view.getInt16(6);
+  const correlationId = view.getInt32(8);
+  const base = { connection: connection.id, nodeId: connection.node.nodeId, apiKey, apiVersion, correlationId };
+  const protocol = cluster.protocol.untyped;
+  try {
+    const versions = cluster.versions();
+    const range = versions.get(apiKey);
+    if (apiKey === 18 && range !== undefined && apiVersion > range.max) {
+      // KIP-511: an ApiVersions version this broker cannot parse gets the v0 layout,
+      // UNSUPPORTED_VERSION and the ApiVersions range, so that the client retries with one it has.
+      const response = protocol.encodeResponseFrame(
+        { apiKey, apiVersion: 0, correlationId },
+        { errorCode: UNSUPPORTED_VERSION_ERROR, apiKeys: [{ apiKey, minVersion: range.min, maxVersion: range.max }] },
+      );
+      return { ...base, request: frame, decoded: null, response, error: null };
+    }
+    if (range === undefined || apiVersion < range.min || apiVersion > range.max) {
+      throw new KafkaDecodeError("UNSUPPORTED_VERSION", `api key ${apiKey} v${apiVersion} is not supported`, 4);
+    }
+    const decoded = protocol.decodeRequestFrame(frame);
+    const context: RequestContext = {
+      apiKey: apiKey as ApiKey,
+      apiVersion,
+      header: decoded.header as RequestContext["header"],
+      connection,
+      node: connection.node,
+      cluster,
+    };
+    const body = await cluster.handlers.get(apiKey)!.handler(decoded.body as never, context);
+    const response =
+      body === null
+        ? null
+        : protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, decoded.api.response.create(body));
+    return { ...base, request: frame, decoded, response, error: null };
+  } catch (e) {
+    return { ...base, request: frame, decoded: null, response: null, error: e as Error };
+  }
+}

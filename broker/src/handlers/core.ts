@@ -1,0 +1,327 @@
+/**
+ * The core APIs: ApiVersions, Metadata, Produce, Fetch, ListOffsets, FindCoordinator and
+ * InitProducerId. Partition requests are answered by the partition's leader only; another node
+ * answers NOT_LEADER_OR_FOLLOWER (with KIP-951's leader hint and node endpoints where the
+ * version has them), as Kafka does.
+ */
+
+import { decodeRecords, encodeRecords, type RecordBatch } from "../../../src/records/index.js";
+import { ZERO_UUID } from "../../../src/runtime/index.js";
+import type { Cluster, Partition, Topic } from "../cluster.js";
+import { errorCode } from "../errors.js";
+import type { Init } from "../../../src/runtime/index.js";
+import type { PartitionData } from "../../kafka/FetchResponse.js";
+import type { MetadataResponseTopic } from "../../kafka/MetadataResponse.js";
+import type { PartitionProduceResponse, TopicProduceResponse } from "../../kafka/ProduceResponse.js";
+import type { RequestContext } from "../types.js";
+import { coordinatorFor } from "./coordinator.js";
+
+/** Kafka's "authorized operations not requested" marker (Integer.MIN_VALUE). */
+const NO_AUTHORIZED_OPERATIONS = -2147483648;
+/** Every topic operation a user may perform, as Kafka's bit set (READ..DESCRIBE_CONFIGS, ALTER_CONFIGS). */
+const TOPIC_OPERATIONS = 0b1101_1111_1000;
+
+const NONE = 0;
+
+/** Leader hint (KIP-951) for a partition: its leader and leader epoch. */
+export function currentLeader(p: Partition): { leaderId: number; leaderEpoch: number } {
+  return { leaderId: p.leader, leaderEpoch: p.leaderEpoch };
+}
+
+/** The error of a partition request arriving at `ctx.node`: NONE when it is the leader. */
+export function leaderError(p: Partition | undefined, ctx: RequestContext): number {
+  if (p === undefined) return errorCode("UNKNOWN_TOPIC_OR_PARTITION");
+  return p.leader === ctx.node.nodeId ? NONE : errorCode("NOT_LEADER_OR_FOLLOWER");
+}
+
+export function registerCoreHandlers(cluster: Cluster): void {
+  const h = cluster.handlers;
+
+  h.register(18, (_req, ctx) => ({
+    errorCode: NONE,
+    apiKeys: [...ctx.cluster.versions()].map(([apiKey, v]) => ({ apiKey, minVersion: v.min, maxVersion: v.max })),
+    throttleTimeMs: 0,
+    // KIP-848 needs group.version 1 (Kafka 4 finalizes it).
+    supportedFeatures: [{ name: "group.version", minVersion: 0, maxVersion: 1 }],
+    finalizedFeaturesEpoch: 1n,
+    finalizedFeatures: [{ name: "group.version", maxVersionLevel: 1, minVersionLevel: 1 }],
+    zkMigrationReady: false,
+  }));
+
+  h.register(3, (req, { apiVersion }) => {
+    const reply = (t: Topic | null, name: string | null, topicId: string, code = NONE) => ({
+      errorCode: code,
+      // Before v12 the name is not nullable.
+      name: name ?? (apiVersion >= 12 ? null : ""),
+      topicId,
+      isInternal: t?.internal ?? false,
+      partitions: t === null ? [] : t.partitions.map(partitionMetadata),
+      topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_AUTHORIZED_OPERATIONS,
+    });
+    const topics: Init<MetadataResponseTopic>[] = [];
+    if (req.topics === null) {
+      for (const t of cluster.topics.values()) topics.push(reply(t, t.name, t.topicId));
+    } else {
+      for (const wanted of req.topics) {
+        const byId = wanted.topicId !== ZERO_UUID ? cluster.topicsById.get(wanted.topicId) : undefined;
+        const name = wanted.name ?? byId?.name ?? null;
+        if (name === null) {
+          topics.push(reply(null, null, wanted.topicId, errorCode("UNKNOWN_TOPIC_ID")));
+          continue;
+        }
+        let t = cluster.topics.get(name);
+        if (t === undefined && req.allowAutoTopicCreation && cluster.config.autoCreateTopics) {
+          try {
+            t = cluster.createTopic(name);
+          } catch (e) {
+            const code = (e as { errorName?: string }).errorName ?? "POLICY_VIOLATION";
+            topics.push(reply(null, name, ZERO_UUID, errorCode(code)));
+            continue;
+          }
+        }
+        topics.push(
+          t === undefined
+            ? reply(null, name, ZERO_UUID, errorCode("UNKNOWN_TOPIC_OR_PARTITION"))
+            : reply(t, t.name, t.topicId),
+        );
+      }
+    }
+    return {
+      throttleTimeMs: 0,
+      brokers: cluster.nodes.map((n) => ({ nodeId: n.nodeId, host: n.host, port: n.port, rack: n.rack })),
+      clusterId: cluster.clusterId,
+      controllerId: cluster.controllerId,
+      topics,
+      clusterAuthorizedOperations: NO_AUTHORIZED_OPERATIONS,
+      errorCode: NONE,
+    };
+  });
+
+  h.register(0, async (req, ctx) => {
+    let hinted = false;
+    const responses: Init<TopicProduceResponse>[] = [];
+    for (const td of req.topicData) {
+      const topic = cluster.topics.get(td.name);
+      const partitionResponses: Init<PartitionProduceResponse>[] = [];
+      for (const pd of td.partitionData) {
+        const index = pd.index;
+        const partition = topic?.partitions[index];
+        const fail = (code: number, message: string | null = null) =>
+          partitionResponses.push({ index, errorCode: code, baseOffset: -1n, errorMessage: message });
+        const notLeader = leaderError(partition, ctx);
+        if (notLeader !== NONE) {
+          fail(notLeader);
+          if (partition !== undefined) {
+            hinted = true;
+            partitionResponses[partitionResponses.length - 1]!.currentLeader = currentLeader(partition);
+          }
+          continue;
+        }
+        const log = partition!.log;
+        const records = pd.records;
+        if (records === null || records.length === 0) {
+          fail(errorCode("INVALID_RECORD"), "no records");
+          continue;
+        }
+        let batches: RecordBatch[];
+        try {
+          const set = await decodeRecords(records, { codecs: cluster.codecs });
+          if (set.incompleteTail !== 0) throw new Error(`${set.incompleteTail} bytes of a partial batch`);
+          if (set.batches.some((b) => b.magic !== 2)) {
+            fail(errorCode("UNSUPPORTED_FOR_MESSAGE_FORMAT"), "Produce v3+ carries magic-2 record batches only");
+            continue;
+          }
+          batches = set.batches as RecordBatch[];
+          // Decompressing every batch validates it, as Kafka's LogValidator does.
+          for (const b of batches) if (b.recordsAvailable) void b.records.length;
+        } catch (e) {
+          fail(errorCode("CORRUPT_MESSAGE"), (e as Error).message);
+          continue;
+        }
+        // Kafka: "Produce requests with version 3 and above must have exactly one record batch".
+        if (batches.length !== 1) {
+          fail(errorCode("INVALID_RECORD"), "exactly one record batch per partition");
+          continue;
+        }
+        if (cluster.storedBytes + records.length > cluster.config.maxLogBytes) {
+          fail(errorCode("KAFKA_STORAGE_ERROR"), `the cluster holds at most ${cluster.config.maxLogBytes} bytes`);
+          continue;
+        }
+        const before = log.bytes;
+        const baseOffset = log.append(batches, partition!.leaderEpoch);
+        cluster.storedBytes += log.bytes - before;
+        partitionResponses.push({ index, errorCode: NONE, baseOffset, logStartOffset: log.logStartOffset });
+      }
+      responses.push({ name: td.name, partitionResponses });
+    }
+    // acks=0: Kafka sends no response at all.
+    if (req.acks === 0) return null;
+    return { responses, ...(hinted ? { nodeEndpoints: nodeEndpoints(cluster) } : {}) };
+  });
+
+  h.register(1, async (req, ctx) => {
+    const { apiVersion } = ctx;
+    if (req.sessionId !== 0) {
+      // No fetch sessions (KIP-227) yet: a reply with session id 0 tells the client so.
+      return { errorCode: errorCode("FETCH_SESSION_ID_NOT_FOUND"), sessionId: 0, responses: [] };
+    }
+    const wanted = req.topics.map((t) => ({
+      t,
+      topic: apiVersion >= 13 ? cluster.topicsById.get(t.topicId) : cluster.topics.get(t.topic),
+    }));
+    let hinted = false;
+    const build = () => {
+      // The broker's fetch.max.bytes caps what the client asks for.
+      let budget = Math.min(req.maxBytes, cluster.config.fetchMaxBytes);
+      let total = 0;
+      const responses = wanted.map(({ t, topic }) => ({
+        topic: t.topic,
+        topicId: t.topicId,
+        partitions: t.partitions.map((p) => {
+          const out: Init<PartitionData> = {
+            partitionIndex: p.partition,
+            errorCode: NONE,
+            highWatermark: -1n,
+            lastStableOffset: -1n,
+            logStartOffset: -1n,
+            abortedTransactions: req.isolationLevel === 1 ? [] : null,
+            records: new Uint8Array(0),
+          };
+          const partition = topic?.partitions[p.partition];
+          if (partition === undefined) {
+            out.errorCode = errorCode(
+              topic === undefined && apiVersion >= 13 ? "UNKNOWN_TOPIC_ID" : "UNKNOWN_TOPIC_OR_PARTITION",
+            );
+            return out;
+          }
+          const notLeader = leaderError(partition, ctx);
+          if (notLeader !== NONE) {
+            out.errorCode = notLeader;
+            out.currentLeader = currentLeader(partition);
+            hinted = true;
+            return out;
+          }
+          const log = partition.log;
+          out.highWatermark = log.logEndOffset;
+          out.lastStableOffset = log.logEndOffset;
+          out.logStartOffset = log.logStartOffset;
+          if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) {
+            out.errorCode = errorCode("OFFSET_OUT_OF_RANGE");
+            return out;
+          }
+          if (budget <= 0 && total > 0) return out;
+          const batches = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, budget));
+          // Whole stored batches: encodeRecords only concatenates them (synchronously).
+          const records = encodeRecords(batches) as Uint8Array;
+          out.records = records;
+          budget -= records.length;
+          total += records.length;
+          return out;
+        }),
+      }));
+      return { responses, total };
+    };
+    let result = build();
+    const waitMs = Math.min(req.maxWaitMs, cluster.config.maxFetchWaitMs);
+    if (result.total < Math.max(1, req.minBytes) && waitMs > 0 && !hinted) {
+      // Wait for an append to any partition asked for, for maxWaitMs, or for the cluster to close.
+      const logs = wanted.flatMap(({ t, topic }) =>
+        t.partitions.map((p) => topic?.partitions[p.partition]?.log).filter((l) => l !== undefined),
+      );
+      await new Promise<void>((resolve) => {
+        const cancels: (() => void)[] = [];
+        const done = () => {
+          cluster.clearTimer(timeout);
+          for (const c of cancels) c();
+          resolve();
+        };
+        const timeout = cluster.timer(waitMs, done);
+        for (const l of logs) cancels.push(l.onAppend(done));
+        cancels.push(cluster.onClose(done));
+      });
+      result = build();
+    }
+    return {
+      errorCode: NONE,
+      sessionId: 0,
+      responses: result.responses,
+      ...(hinted ? { nodeEndpoints: nodeEndpoints(cluster) } : {}),
+    };
+  });
+
+  h.register(2, (req, ctx) => ({
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        const partition = cluster.partition(t.name, p.partitionIndex);
+        const reply = (offset: bigint, timestamp = -1n, code = NONE) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: code,
+          timestamp,
+          offset,
+          // Not ignorable, and only in v4+.
+          leaderEpoch: code === NONE && ctx.apiVersion >= 4 ? partition!.leaderEpoch : -1,
+        });
+        const notLeader = leaderError(partition, ctx);
+        if (notLeader !== NONE) return reply(-1n, -1n, notLeader);
+        const log = partition!.log;
+        const ts = p.timestamp;
+        // Kafka's ListOffsetsRequest: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered.
+        if (ts === -1n) return reply(log.logEndOffset);
+        if (ts === -2n || ts === -4n) return reply(log.logStartOffset);
+        if (ts === -5n) return reply(-1n);
+        const found = ts === -3n ? log.maxTimestamp() : log.offsetForTimestamp(ts);
+        return found === null ? reply(-1n) : reply(found.offset, found.timestamp);
+      }),
+    })),
+  }));
+
+  h.register(10, (req, { apiVersion }) => {
+    const find = (key: string) => {
+      const found = coordinatorFor(cluster, key, req.keyType);
+      if (typeof found === "number")
+        return { key, nodeId: -1, host: "", port: -1, errorCode: found, errorMessage: null };
+      return { key, nodeId: found.nodeId, host: found.host, port: found.port, errorCode: NONE, errorMessage: null };
+    };
+    if (apiVersion >= 4) return { throttleTimeMs: 0, coordinators: req.coordinatorKeys.map(find) };
+    const one = find(req.key);
+    return {
+      throttleTimeMs: 0,
+      errorCode: one.errorCode,
+      errorMessage: null,
+      nodeId: one.nodeId,
+      host: one.host,
+      port: one.port,
+    };
+  });
+
+  h.register(22, (req) => {
+    // KIP-360: a producer that already has an id asks for its epoch to be bumped.
+    const bump = req.producerId >= 0n;
+    return {
+      throttleTimeMs: 0,
+      errorCode: NONE,
+      producerId: bump ? req.producerId : cluster.nextProducerId++,
+      producerEpoch: bump ? (req.producerEpoch + 1) & 0x7fff : 0,
+    };
+  });
+}
+
+/** A partition as Metadata reports it. */
+function partitionMetadata(p: Partition) {
+  return {
+    errorCode: NONE,
+    partitionIndex: p.index,
+    leaderId: p.leader,
+    leaderEpoch: p.leaderEpoch,
+    replicaNodes: p.replicas,
+    isrNodes: p.isr,
+    offlineReplicas: [],
+  };
+}
+
+/** KIP-951's node endpoints: every node, so that a client can reach the leader it was told about. */
+export function nodeEndpoints(cluster: Cluster) {
+  return cluster.nodes.map((n) => ({ nodeId: n.nodeId, host: n.host, port: n.port, rack: n.rack }));
+}

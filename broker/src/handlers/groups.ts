@@ -1,0 +1,187 @@
+/**
+ * Group APIs: classic groups (JoinGroup, SyncGroup, Heartbeat, LeaveGroup), KIP-848 consumer
+ * groups (ConsumerGroupHeartbeat) and committed offsets (OffsetCommit, OffsetFetch). A group's
+ * requests are answered by its coordinator only (see coordinator.ts); another node answers
+ * NOT_COORDINATOR, as Kafka does, and the client looks the coordinator up again.
+ */
+
+import type { Cluster } from "../cluster.js";
+import { errorCode } from "../errors.js";
+import type { RequestContext } from "../types.js";
+import { COORDINATOR_TYPES, isCoordinator } from "./coordinator.js";
+
+/** Kafka's `offset.metadata.max.bytes`. */
+const MAX_OFFSET_METADATA = 4096;
+const NONE = 0;
+
+/** NONE when `ctx.node` coordinates `groupId`, else NOT_COORDINATOR. */
+export function coordinatorError(ctx: RequestContext, groupId: string): number {
+  return isCoordinator(ctx.cluster, ctx.node, groupId, COORDINATOR_TYPES.GROUP) ? NONE : errorCode("NOT_COORDINATOR");
+}
+
+export function registerGroupHandlers(cluster: Cluster): void {
+  const h = cluster.handlers;
+  const groups = cluster.groups;
+
+  h.register(11, async (req, ctx) => {
+    const { apiVersion } = ctx;
+    const reply = (r: {
+      errorCode: number;
+      generationId?: number;
+      protocolType?: string | null;
+      protocolName?: string | null;
+      leader?: string;
+      memberId?: string;
+      members?: { memberId: string; groupInstanceId: string | null; metadata: Uint8Array }[];
+    }) => ({
+      throttleTimeMs: 0,
+      errorCode: r.errorCode,
+      generationId: r.generationId ?? -1,
+      protocolType: r.protocolType ?? null,
+      // Not nullable before v7.
+      protocolName: r.protocolName ?? (apiVersion >= 7 ? null : ""),
+      leader: r.leader ?? "",
+      skipAssignment: false,
+      memberId: r.memberId ?? req.memberId,
+      members: r.members ?? [],
+    });
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    if (notCoordinator !== NONE) return reply({ errorCode: notCoordinator });
+    if (req.sessionTimeoutMs < 1000 || req.sessionTimeoutMs > 1_800_000) {
+      return reply({ errorCode: errorCode("INVALID_SESSION_TIMEOUT") });
+    }
+    const group = groups.classicGroup(req.groupId);
+    if (typeof group === "string") return reply({ errorCode: errorCode(group) });
+    return reply(await group.join(req, apiVersion, ctx.header.clientId ?? ""));
+  });
+
+  h.register(14, async (req, ctx) => {
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    const group = notCoordinator === NONE ? groups.existingClassic(req.groupId) : undefined;
+    const r =
+      notCoordinator !== NONE
+        ? { errorCode: notCoordinator, assignment: new Uint8Array(0) }
+        : group === undefined
+          ? { errorCode: errorCode("UNKNOWN_MEMBER_ID"), assignment: new Uint8Array(0) }
+          : await group.sync(req);
+    return {
+      throttleTimeMs: 0,
+      errorCode: r.errorCode,
+      protocolType: group?.protocolType ?? null,
+      protocolName: group?.protocolName ?? null,
+      assignment: r.assignment,
+    };
+  });
+
+  h.register(12, (req, ctx) => {
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    return {
+      throttleTimeMs: 0,
+      errorCode:
+        notCoordinator !== NONE
+          ? notCoordinator
+          : (groups.existingClassic(req.groupId)?.heartbeat(req) ?? errorCode("UNKNOWN_MEMBER_ID")),
+    };
+  });
+
+  h.register(13, (req, ctx) => {
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    if (notCoordinator !== NONE) return { throttleTimeMs: 0, errorCode: notCoordinator };
+    const group = groups.existingClassic(req.groupId);
+    const leave = (memberId: string) => group?.leave(memberId) ?? errorCode("UNKNOWN_MEMBER_ID");
+    if (ctx.apiVersion < 3) return { throttleTimeMs: 0, errorCode: leave(req.memberId) };
+    return {
+      throttleTimeMs: 0,
+      errorCode: NONE,
+      members: req.members.map((m) => ({
+        memberId: m.memberId,
+        groupInstanceId: m.groupInstanceId,
+        errorCode: leave(m.memberId),
+      })),
+    };
+  });
+
+  h.register(8, (req, ctx) => {
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    const check =
+      notCoordinator !== NONE
+        ? notCoordinator
+        : groups.checkCommit(req.groupId, req.memberId, req.generationIdOrMemberEpoch);
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => {
+          let code = check;
+          if (code === NONE && cluster.partition(t.name, p.partitionIndex) === undefined) {
+            code = errorCode("UNKNOWN_TOPIC_OR_PARTITION");
+          } else if (code === NONE && (p.committedMetadata?.length ?? 0) > MAX_OFFSET_METADATA) {
+            code = errorCode("OFFSET_METADATA_TOO_LARGE");
+          }
+          if (code === NONE) {
+            groups.commit(req.groupId, t.name, p.partitionIndex, {
+              offset: p.committedOffset,
+              leaderEpoch: p.committedLeaderEpoch,
+              metadata: p.committedMetadata,
+            });
+          }
+          return { partitionIndex: p.partitionIndex, errorCode: code };
+        }),
+      })),
+    };
+  });
+
+  h.register(9, (req, ctx) => {
+    const fetchGroup = (groupId: string, wanted: { name: string; partitionIndexes: number[] }[] | null) => {
+      const asked: [string, number[]][] =
+        wanted === null ? [...groups.committedTopics(groupId)] : wanted.map((t) => [t.name, t.partitionIndexes]);
+      return asked.map(([name, partitions]) => ({
+        name,
+        partitions: partitions.map((partitionIndex) => {
+          const c = groups.committed(groupId, name, partitionIndex);
+          return {
+            partitionIndex,
+            committedOffset: c?.offset ?? -1n,
+            committedLeaderEpoch: c?.leaderEpoch ?? -1,
+            // Kafka's OffsetFetchResponse.NO_METADATA.
+            metadata: c?.metadata ?? "",
+            errorCode: NONE,
+          };
+        }),
+      }));
+    };
+    if (ctx.apiVersion >= 8) {
+      return {
+        throttleTimeMs: 0,
+        groups: req.groups.map((g) => {
+          const notCoordinator = coordinatorError(ctx, g.groupId);
+          return {
+            groupId: g.groupId,
+            topics: notCoordinator === NONE ? fetchGroup(g.groupId, g.topics) : [],
+            errorCode: notCoordinator,
+          };
+        }),
+      };
+    }
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    if (notCoordinator !== NONE) return { throttleTimeMs: 0, topics: [], errorCode: notCoordinator };
+    return { throttleTimeMs: 0, topics: fetchGroup(req.groupId, req.topics), errorCode: NONE };
+  });
+
+  h.register(68, (req, ctx) => {
+    const fail = (code: number) => ({
+      throttleTimeMs: 0,
+      errorCode: code,
+      errorMessage: null,
+      memberId: req.memberId,
+      memberEpoch: -1,
+      heartbeatIntervalMs: 0,
+      assignment: null,
+    });
+    const notCoordinator = coordinatorError(ctx, req.groupId);
+    if (notCoordinator !== NONE) return fail(notCoordinator);
+    const group = groups.consumerGroup(req.groupId);
+    if (typeof group === "string") return fail(errorCode(group));
+    return { throttleTimeMs: 0, ...group.heartbeat(req, ctx.apiVersion) };
+  });
+}
