@@ -25,7 +25,9 @@ import {
   type StreamsGroupHeartbeatResponse as HeartbeatResponse,
   type EndpointToPartitions,
 } from "../../../generated/StreamsGroupHeartbeatResponse.js";
-import { FrameSplitter } from "../../../src/runtime/index.js";
+import { FrameSplitter, type Protocol } from "../../../src/runtime/index.js";
+import type { StreamsGroupDescribeResponse } from "../../../generated/StreamsGroupDescribeResponse.js";
+import { encodeSeedRequestFrame, SEED_STREAMS_APIS, STREAMS_GROUP_DESCRIBE, withSeedStreamsApis } from "./protocol.js";
 import { ERROR_CODES } from "../../../src/error-codes.js";
 import { EMPTY_TASKS, ROLES, sameTuple, tupleFromWire, tupleToWire, type TasksTuple } from "./tasks.js";
 
@@ -402,3 +404,62 @@ export class StreamsGroupMember {
     this.socket = null;
   }
 }
+
+/**
+ * Sends one StreamsGroupDescribe request (api key 89, version 0) to `host:port` and returns the
+ * decoded response; the connection is closed afterwards. @throws Error after `timeoutMs` (default 10 000).
+ */
+export async function describeStreamsGroups(
+  host: string,
+  port: number,
+  request: { groupIds: string[]; includeAuthorizedOperations?: boolean },
+  timeoutMs = 10_000,
+): Promise<StreamsGroupDescribeResponse> {
+  const api = SEED_STREAMS_APIS.get(STREAMS_GROUP_DESCRIBE)!;
+  const frame = encodeSeedRequestFrame(
+    api,
+    { apiKey: STREAMS_GROUP_DESCRIBE, apiVersion: 0, correlationId: 1, clientId: "kafka-wire-streams" },
+    {
+      groupIds: request.groupIds,
+      includeAuthorizedOperations: request.includeAuthorizedOperations ?? false,
+    },
+  );
+  const socket = net.connect({ host, port });
+  const splitter = new FrameSplitter();
+  try {
+    return await new Promise<StreamsGroupDescribeResponse>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no StreamsGroupDescribe response within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      socket.once("error", (e) => {
+        clearTimeout(timer);
+        reject(e);
+      });
+      socket.on("data", (chunk: Buffer) => {
+        for (const f of splitter.push(chunk)) {
+          clearTimeout(timer);
+          try {
+            resolve(
+              withSeedStreamsApis(NO_BASE).decodeResponseFrame(f, STREAMS_GROUP_DESCRIBE, 0)
+                .body as StreamsGroupDescribeResponse,
+            );
+          } catch (e) {
+            reject(e as Error);
+          }
+        }
+      });
+      socket.write(frame);
+    });
+  } finally {
+    socket.destroy();
+  }
+}
+
+/** A base protocol with no APIs: the seed APIs are all {@link describeStreamsGroups} needs. */
+const NO_BASE = {
+  apis: new Map(),
+  api: () => {
+    throw new Error("no base protocol");
+  },
+} as unknown as Protocol;
