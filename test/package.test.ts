@@ -55,6 +55,7 @@ const CLI_BUILD_INPUTS = ["cli", "generator"];
 const COMPRESSION_BUILD_INPUTS = ["compression"];
 
 const SEED = [
+  "StreamsGroupDescribeRequest",
   "StreamsGroupDescribeResponse",
   "StreamsGroupHeartbeatRequest",
   "StreamsGroupHeartbeatResponse",

@@ -1,0 +1,646 @@
+/**
+ * The streams group coordinator (broker/src/streams), rule by rule. Expected assignments and
+ * epochs are worked out by hand in each test from the KIP-1071 design pages (../shared/seeds:
+ * page 000 = the newest request/response schemas, page 002 = the design text and configs) and
+ * the assignor's documented rules (broker/src/streams/assignor.ts).
+ */
+
+import { describe, expect, it } from "vitest";
+import { createStreamsGroupHeartbeatRequest, type Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
+import { resolveStreamsGroupConfig, STREAMS_GROUP_CONFIG_DEFAULTS } from "../broker/src/streams/config.js";
+import { GROUP_AUTHORIZED_OPERATIONS } from "../broker/src/streams/coordinator.js";
+import { MEMBER_STATE } from "../broker/src/streams/reconcile.js";
+import { owned, Sim, simpleTopology, TEST_CONFIG } from "./support/streams.js";
+
+const FENCED_MEMBER_EPOCH = 110;
+const UNKNOWN_MEMBER_ID = 25;
+const GROUP_ID_NOT_FOUND = 69;
+const INVALID_REQUEST = 42;
+const UNRELEASED_INSTANCE_ID = 111;
+const GROUP_MAX_SIZE_REACHED = 81;
+const STREAMS_INVALID_TOPOLOGY = 130;
+const STREAMS_INVALID_TOPOLOGY_EPOCH = 131;
+const STREAMS_TOPOLOGY_FENCED = 132;
+
+const stateless = (epoch = 1) => simpleTopology(epoch, [{ id: "0", topic: "orders" }]);
+const stateful = (epoch = 1) => simpleTopology(epoch, [{ id: "0", topic: "orders", changelog: "app-store-changelog" }]);
+
+/** A member's heartbeat request with the fields every join needs. */
+const join = (
+  memberId: string,
+  topology: Topology,
+  extra: Partial<Parameters<typeof createStreamsGroupHeartbeatRequest>[0]> = {},
+) =>
+  createStreamsGroupHeartbeatRequest({
+    groupId: "app",
+    memberId,
+    memberEpoch: 0,
+    rebalanceTimeoutMs: 30_000,
+    topology,
+    processId: `p-${memberId}`,
+    activeTasks: [],
+    standbyTasks: [],
+    warmupTasks: [],
+    ...extra,
+  });
+
+describe("configs (page 002's table)", () => {
+  it("has the pages' defaults", () => {
+    expect(STREAMS_GROUP_CONFIG_DEFAULTS).toEqual({
+      "group.streams.session.timeout.ms": 45_000,
+      "group.streams.min.session.timeout.ms": 45_000,
+      "group.streams.max.session.timeout.ms": 60_000,
+      "group.streams.heartbeat.interval.ms": 5_000,
+      "group.streams.min.heartbeat.interval.ms": 5_000,
+      "group.streams.max.heartbeat.interval.ms": 15_000,
+      "group.streams.max.size": 2_147_483_647,
+      "group.streams.acceptable.recovery.lag": 10_000,
+      "group.streams.num.warmup.replicas": 2,
+      "group.streams.max.warmup.replicas": 4,
+      "group.streams.num.standby.replicas": 0,
+      "group.streams.max.standby.replicas": 2,
+      "group.streams.task.offset.interval.ms": 60_000,
+      "group.streams.min.task.offset.interval.ms": 15_000,
+      "group.streams.assignor.name": null,
+    });
+    expect(resolveStreamsGroupConfig()).toEqual(STREAMS_GROUP_CONFIG_DEFAULTS);
+  });
+
+  it("refuses values outside their bounds, naming the config", () => {
+    expect(() => resolveStreamsGroupConfig({ "group.streams.session.timeout.ms": 30_000 })).toThrow(
+      "group.streams.session.timeout.ms must be an integer in [45000, 60000], got 30000",
+    );
+    expect(() => resolveStreamsGroupConfig({ "group.streams.heartbeat.interval.ms": 16_000 })).toThrow(
+      "group.streams.heartbeat.interval.ms must be an integer in [5000, 15000]",
+    );
+    expect(() => resolveStreamsGroupConfig({ "group.streams.num.standby.replicas": 3 })).toThrow(
+      "group.streams.num.standby.replicas must be an integer in [0, 2]",
+    );
+    expect(() => resolveStreamsGroupConfig({ "group.streams.num.warmup.replicas": 5 })).toThrow(
+      "group.streams.num.warmup.replicas must be an integer in [0, 4]",
+    );
+    expect(() => resolveStreamsGroupConfig({ "group.streams.task.offset.interval.ms": 1_000 })).toThrow(
+      "group.streams.task.offset.interval.ms must be an integer in [15000,",
+    );
+    expect(() => resolveStreamsGroupConfig({ "group.streams.assignor.name": "mine" })).toThrow(
+      'group.streams.assignor.name must be null or one of sticky, got "mine"',
+    );
+    // Lowering a bound allows a smaller value (the bounds are broker configs themselves).
+    expect(resolveStreamsGroupConfig(TEST_CONFIG)["group.streams.session.timeout.ms"]).toBe(3_000);
+  });
+
+  it("gives the heartbeat interval, acceptable recovery lag and task offset interval in every response", () => {
+    const sim = new Sim({ orders: 1 });
+    const r = sim.coordinator.heartbeat(join("a", stateless())).response;
+    expect([r.heartbeatIntervalMs, r.acceptableRecoveryLag, r.taskOffsetIntervalMs]).toEqual([500, 10_000, 60_000]);
+  });
+});
+
+describe("joining and epochs (page 000 MemberEpoch; page 002 group epoch)", () => {
+  it("first member: group epoch 1, assignment epoch 1, member epoch 1, every task, the records in order", () => {
+    const sim = new Sim({ orders: 4 });
+    const r = sim.coordinator.heartbeat(join("a", stateless()));
+    // The member id is the member's own (page 000: "generated by the streams consumer").
+    expect(r.response.errorCode).toBe(0);
+    expect(r.response.memberId).toBe("a");
+    // Joining bumps the group epoch 0 -> 1; the target assignment is computed at epoch 1; the
+    // member has nothing to wait for, so it moves straight to epoch 1.
+    expect(r.response.memberEpoch).toBe(1);
+    expect(r.response.currentAssignmentEpoch).toBe(1);
+    expect(r.response.activeTasks).toEqual([{ subtopologyId: "0", partitions: [0, 1, 2, 3] }]);
+    expect(r.response.standbyTasks).toEqual([]);
+    expect(r.response.warmupTasks).toEqual([]);
+    // Topology, member metadata, partition metadata, group epoch, target member, target epoch, current assignment.
+    expect(r.records.map((x) => x.recordType)).toEqual([23, 19, 18, 17, 21, 20, 22]);
+    expect(r.records[3]!.value).toEqual({ epoch: 1 });
+    expect(r.records[5]!.value).toEqual({ assignmentEpoch: 1 });
+  });
+
+  it("a second member: tasks move only once their owner revoked them (revocation before reassignment)", () => {
+    const sim = new Sim({ orders: 4 });
+    const c = sim.coordinator;
+    c.heartbeat(join("a", stateless()));
+    // b joins: group epoch 2; shares 2 + 2; a keeps 0:0 0:1 (its first two), b's target is 0:2 0:3.
+    const b1 = c.heartbeat(join("b", stateless())).response;
+    // a still owns 0:2 0:3, so b gets nothing yet but moves to epoch 2 (UNRELEASED_TASKS).
+    expect(b1.memberEpoch).toBe(2);
+    expect(b1.activeTasks).toEqual([]);
+    expect(c.group("app")!.members.get("b")!.state).toBe(MEMBER_STATE.UNRELEASED_TASKS);
+    // a heartbeats at epoch 1: it must revoke 0:2 0:3 first and stays at epoch 1.
+    const a2 = c.heartbeat(
+      createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: 1 }),
+    ).response;
+    expect(a2.memberEpoch).toBe(1);
+    expect(a2.activeTasks).toEqual([{ subtopologyId: "0", partitions: [0, 1] }]);
+    // b asks again: still unreleased.
+    expect(
+      c.heartbeat(createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "b", memberEpoch: 2 })).response
+        .activeTasks,
+    ).toBe(null);
+    // a reports it owns only 0:0 0:1: it moves to epoch 2.
+    const a3 = c.heartbeat(
+      createStreamsGroupHeartbeatRequest({
+        groupId: "app",
+        memberId: "a",
+        memberEpoch: 1,
+        activeTasks: [{ subtopologyId: "0", partitions: [0, 1] }],
+        standbyTasks: [],
+        warmupTasks: [],
+      }),
+    ).response;
+    expect(a3.memberEpoch).toBe(2);
+    // Now b gets 0:2 0:3.
+    const b2 = c.heartbeat(
+      createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "b", memberEpoch: 2 }),
+    ).response;
+    expect(b2.activeTasks).toEqual([{ subtopologyId: "0", partitions: [2, 3] }]);
+    expect(c.groupState(c.group("app")!)).toBe("Stable");
+  });
+
+  it("three members over 6 partitions: 2 each, sticky when one leaves (-1) and its tasks move", () => {
+    const sim = new Sim({ orders: 6 });
+    for (const id of ["a", "b", "c"])
+      sim.add({ groupId: "app", memberId: id, processId: `p-${id}`, topology: stateless() });
+    sim.stabilize("app");
+    // a alone first (epoch 1: all six); b (epoch 2): a keeps 0:0-0:2, b 0:3-0:5; c (epoch 3):
+    // shares 2/2/2: a keeps 0:0 0:1, b keeps 0:3 0:4, c gets 0:2 and 0:5.
+    expect(owned(sim)).toEqual({ a: "0:0 0:1", b: "0:3 0:4", c: "0:2 0:5" });
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(3);
+    sim.members.get("b")!.leave();
+    sim.stabilize("app");
+    // b left: epoch 4; shares 3/3 (the remainder goes to the one that owned the most; a tie, a first);
+    // a keeps 0:0 0:1, c keeps 0:2 0:5; 0:3 -> a (least loaded, then process id), 0:4 -> c.
+    expect(owned(sim)).toEqual({ a: "0:0 0:1 0:3", c: "0:2 0:4 0:5" });
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(4);
+    expect([...sim.members.values()].map((m) => m.memberEpoch)).toEqual([4, 4]);
+  });
+
+  it("FENCED_MEMBER_EPOCH for a stale or future epoch; the previous epoch passes with owned tasks it still has", () => {
+    const sim = new Sim({ orders: 2 });
+    const c = sim.coordinator;
+    c.heartbeat(join("a", stateless()));
+    c.heartbeat(join("b", stateless()));
+    const hb = (epoch: number, active: number[] | null) =>
+      c.heartbeat(
+        createStreamsGroupHeartbeatRequest({
+          groupId: "app",
+          memberId: "a",
+          memberEpoch: epoch,
+          ...(active === null
+            ? {}
+            : { activeTasks: [{ subtopologyId: "0", partitions: active }], standbyTasks: [], warmupTasks: [] }),
+        }),
+      ).response;
+    // a: epoch 1 with 0:0 0:1; b's join moved the target to epoch 2 (a keeps 0:0).
+    hb(1, [0]); // a gave 0:1 up: now at epoch 2
+    expect(c.group("app")!.members.get("a")!.memberEpoch).toBe(2);
+    expect(hb(7, null).errorCode).toBe(FENCED_MEMBER_EPOCH);
+    // The previous epoch (a lost response) with owned tasks within the assignment: accepted.
+    expect(hb(1, [0]).errorCode).toBe(0);
+    // The previous epoch claiming a task it no longer has: fenced.
+    expect(hb(1, [0, 1]).errorCode).toBe(FENCED_MEMBER_EPOCH);
+    // The previous epoch without owned tasks: fenced (nothing to check it against).
+    expect(hb(1, null).errorCode).toBe(FENCED_MEMBER_EPOCH);
+  });
+
+  it("UNKNOWN_MEMBER_ID, GROUP_ID_NOT_FOUND and INVALID_REQUEST", () => {
+    const sim = new Sim({ orders: 2 });
+    const c = sim.coordinator;
+    const code = (req: Parameters<typeof createStreamsGroupHeartbeatRequest>[0]) =>
+      c.heartbeat(createStreamsGroupHeartbeatRequest(req)).response.errorCode;
+    expect(code({ groupId: "app", memberId: "x", memberEpoch: 3 })).toBe(GROUP_ID_NOT_FOUND);
+    c.heartbeat(join("a", stateless()));
+    expect(code({ groupId: "app", memberId: "x", memberEpoch: 3 })).toBe(UNKNOWN_MEMBER_ID);
+    expect(code({ groupId: "app", memberId: "x", memberEpoch: -1 })).toBe(UNKNOWN_MEMBER_ID);
+    expect(c.heartbeat(join("", stateless())).response.errorCode).toBe(INVALID_REQUEST); // member id is required
+    expect(c.heartbeat(join("b", stateless(), { topology: null })).response.errorMessage).toBe(
+      "Topology must be set when joining (MemberEpoch 0).",
+    );
+    expect(c.heartbeat(join("b", stateless(), { rebalanceTimeoutMs: -1 })).response.errorCode).toBe(INVALID_REQUEST);
+    expect(c.heartbeat(join("b", stateless(), { processId: null })).response.errorCode).toBe(INVALID_REQUEST);
+    expect(
+      c.heartbeat(join("b", stateless(), { activeTasks: [{ subtopologyId: "0", partitions: [1] }] })).response
+        .errorCode,
+    ).toBe(INVALID_REQUEST);
+    expect(code({ groupId: "app", memberId: "a", memberEpoch: 1, topology: stateless() })).toBe(INVALID_REQUEST);
+    expect(code({ groupId: "app", memberId: "a", memberEpoch: -2 })).toBe(INVALID_REQUEST); // -2 needs an instance id
+    expect(code({ groupId: "app", memberId: "a", memberEpoch: -3 })).toBe(INVALID_REQUEST);
+    expect(code({ groupId: "app", memberId: "a", memberEpoch: 1, activeTasks: [] })).toBe(INVALID_REQUEST); // all three or none
+    // None of these changed the group: still one member at epoch 1.
+    expect(c.group("app")!.groupEpoch).toBe(1);
+    expect([...c.group("app")!.members.keys()]).toEqual(["a"]);
+  });
+
+  it("GROUP_MAX_SIZE_REACHED past group.streams.max.size", () => {
+    const sim = new Sim({ orders: 2 }, { ...TEST_CONFIG, "group.streams.max.size": 2 });
+    sim.coordinator.heartbeat(join("a", stateless()));
+    sim.coordinator.heartbeat(join("b", stateless()));
+    expect(sim.coordinator.heartbeat(join("c", stateless())).response.errorCode).toBe(GROUP_MAX_SIZE_REACHED);
+  });
+});
+
+describe("topologies (page 000 Topology; STREAMS_INVALID_TOPOLOGY / _EPOCH / TOPOLOGY_FENCED)", () => {
+  const bad = (mutate: (t: Topology) => void) => {
+    const t = structuredClone(stateful());
+    mutate(t);
+    return new Sim({ orders: 2 }).coordinator.heartbeat(join("a", t)).response;
+  };
+
+  it("STREAMS_INVALID_TOPOLOGY for topologies the rules refuse", () => {
+    const cases: [string, (t: Topology) => void][] = [
+      ["the topology has no subtopologies", (t) => (t.subtopologies = [])],
+      ['subtopology "0" appears twice', (t) => t.subtopologies.push(structuredClone(t.subtopologies[0]!))],
+      ['subtopology "0" has no source topics', (t) => (t.subtopologies[0]!.sourceTopics = [])],
+      ["does not compile", (t) => (t.subtopologies[0]!.sourceTopicRegex = ["("])],
+      ["sets 4 partitions (must be 0)", (t) => (t.subtopologies[0]!.stateChangelogTopics[0]!.partitions = 4)],
+      ["is no subtopology's repartition source", (t) => (t.subtopologies[0]!.repartitionSinkTopics = ["elsewhere"])],
+      [
+        "copartition group 0 sourceTopics index 3 is out of range",
+        (t) =>
+          t.subtopologies[0]!.copartitionGroups.push({
+            sourceTopics: [3],
+            sourceTopicRegex: [],
+            repartitionSourceTopics: [],
+          }),
+      ],
+    ];
+    for (const [message, mutate] of cases) {
+      const r = bad(mutate);
+      expect(r.errorCode, message).toBe(STREAMS_INVALID_TOPOLOGY);
+      expect(r.errorMessage).toContain(message);
+    }
+  });
+
+  it("a newer epoch updates the group's topology; the same epoch must be the same topology; an older one is fenced", () => {
+    const sim = new Sim({ orders: 2, payments: 2 });
+    const c = sim.coordinator;
+    c.heartbeat(join("a", stateless(1)));
+    const changed = simpleTopology(1, [{ id: "0", topic: "payments" }]);
+    expect(c.heartbeat(join("b", changed)).response.errorCode).toBe(STREAMS_INVALID_TOPOLOGY_EPOCH);
+    const v2 = simpleTopology(2, [{ id: "0", topic: "payments" }]);
+    const b = c.heartbeat(join("b", v2));
+    expect(b.response.errorCode).toBe(0);
+    expect(b.records.map((r) => r.recordType)).toContain(23);
+    expect(c.group("app")!.topology!.epoch).toBe(2);
+    // a is on epoch 1: STALE_TOPOLOGY (status 0) from now on.
+    const a = c.heartbeat(
+      createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: 1 }),
+    ).response;
+    expect(a.status?.map((s) => s.statusCode)).toEqual([0]);
+    expect(c.heartbeat(join("c", stateless(1))).response.errorCode).toBe(STREAMS_TOPOLOGY_FENCED);
+  });
+
+  it("MISSING_SOURCE_TOPICS: no tasks until the topic exists (then the partition metadata bumps the epoch)", () => {
+    const sim = new Sim({});
+    const c = sim.coordinator;
+    const r = c.heartbeat(join("a", stateless())).response;
+    expect(r.status).toEqual([{ statusCode: 1, statusDetail: "Source topics orders are missing." }]);
+    expect(r.activeTasks).toEqual([]);
+    expect(c.groupState(c.group("app")!)).toBe("NotReady");
+    sim.topics.create("orders", 2);
+    const r2 = c.heartbeat(
+      createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: r.memberEpoch }),
+    ).response;
+    expect(r2.status).toEqual([]); // cleared, and sent because it changed
+    expect(r2.activeTasks).toEqual([{ subtopologyId: "0", partitions: [0, 1] }]);
+    expect(c.group("app")!.groupEpoch).toBe(2);
+  });
+
+  it("MISSING_INTERNAL_TOPICS: repartition and changelog topics are created with the partition counts the pages give", () => {
+    // Subtopology 0 reads orders (3 partitions) and writes app-rep; subtopology 1 reads app-rep
+    // (no count given: it gets the largest count of the subtopologies writing it, 3) and keeps
+    // a store whose changelog gets its task count, 3.
+    const topology: Topology = {
+      epoch: 1,
+      subtopologies: [
+        { ...simpleTopology(1, [{ id: "0", topic: "orders" }]).subtopologies[0]!, repartitionSinkTopics: ["app-rep"] },
+        {
+          subtopologyId: "1",
+          sourceTopics: [],
+          sourceTopicRegex: [],
+          stateChangelogTopics: [
+            { name: "app-store-changelog", partitions: 0, replicationFactor: 0, topicConfigs: [] },
+          ],
+          repartitionSinkTopics: [],
+          repartitionSourceTopics: [
+            {
+              name: "app-rep",
+              partitions: 0,
+              replicationFactor: 0,
+              topicConfigs: [{ key: "cleanup.policy", value: "delete" }],
+            },
+          ],
+          copartitionGroups: [],
+        },
+      ],
+    };
+    const sim = new Sim({ orders: 3 });
+    const r = sim.coordinator.heartbeat(join("a", topology));
+    expect(r.response.status).toEqual([
+      {
+        statusCode: 3,
+        statusDetail: "Internal topics app-rep, app-store-changelog are missing; the coordinator creates them.",
+      },
+    ]);
+    expect(r.topicsToCreate).toEqual([
+      { name: "app-rep", partitions: 3, replicationFactor: 0, configs: [{ key: "cleanup.policy", value: "delete" }] },
+      { name: "app-store-changelog", partitions: 3, replicationFactor: 0, configs: [] },
+    ]);
+    for (const t of r.topicsToCreate) sim.topics.create(t.name, t.partitions);
+    const r2 = sim.coordinator.heartbeat(
+      createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: 1 }),
+    ).response;
+    expect(r2.activeTasks).toEqual([
+      { subtopologyId: "0", partitions: [0, 1, 2] },
+      { subtopologyId: "1", partitions: [0, 1, 2] },
+    ]);
+  });
+
+  it("INCORRECTLY_PARTITIONED_TOPICS: copartitioned source topics with different partition counts", () => {
+    const t = simpleTopology(1, [{ id: "0", topic: "left" }]);
+    t.subtopologies[0]!.sourceTopics = ["left", "right"];
+    t.subtopologies[0]!.copartitionGroups = [
+      { sourceTopics: [0, 1], sourceTopicRegex: [], repartitionSourceTopics: [] },
+    ];
+    const r = new Sim({ left: 3, right: 4 }).coordinator.heartbeat(join("a", t)).response;
+    expect(r.status).toEqual([{ statusCode: 2, statusDetail: "Topics left, right are incorrectly partitioned." }]);
+    expect(r.activeTasks).toEqual([]);
+  });
+
+  it("source topic regexes resolve to the matching topics; a subtopology has as many tasks as its largest input topic", () => {
+    const t = simpleTopology(1, [{ id: "0", topic: "x" }]);
+    t.subtopologies[0]!.sourceTopics = [];
+    t.subtopologies[0]!.sourceTopicRegex = ["orders-.*"];
+    const sim = new Sim({ "orders-eu": 2, "orders-us": 3, payments: 5 });
+    const r = sim.coordinator.heartbeat(join("a", t)).response;
+    expect(r.activeTasks).toEqual([{ subtopologyId: "0", partitions: [0, 1, 2] }]);
+    const d = sim.coordinator.describe({ groupIds: ["app"], includeAuthorizedOperations: false });
+    expect(d.groups[0]!.topology!.subtopologies![0]!.sourceTopics).toEqual(["orders-eu", "orders-us"]);
+  });
+});
+
+describe("standby and warm-up tasks (page 002)", () => {
+  it("standby tasks never on the process that owns the active task", () => {
+    // Two processes: p1 has members a and b, p2 has c. Stateful, 4 partitions, 1 standby.
+    const sim = new Sim(
+      { orders: 4, "app-store-changelog": 4 },
+      { ...TEST_CONFIG, "group.streams.num.standby.replicas": 1 },
+    );
+    const t = stateful();
+    sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: t });
+    sim.add({ groupId: "app", memberId: "b", processId: "p1", topology: t });
+    sim.add({ groupId: "app", memberId: "c", processId: "p2", topology: t });
+    // Round 1 joins all three in order: a alone at epoch 1 (all four), then b (epoch 2: p1 still
+    // gets all four, spread a 0:0 0:1, b 0:2 0:3; no standby fits: p1 is the only process), then
+    // c (epoch 3): capacities 2 and 1 of 4 tasks: p1 floor(8/3)=2 + the remainder 1 (it owned
+    // most) = 3, p2 1. p1 keeps 0:0 0:1 0:2; 0:3 would move to c, which is not caught up: it stays
+    // on p1 (b) and c gets a warm-up for it. Standbys (one each): every task is active on p1, so
+    // each standby goes to p2, c, except 0:3, which c holds as a warm-up.
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0 0:1", b: "0:2 0:3", c: "" });
+    expect(owned(sim, "warmup")).toEqual({ a: "", b: "", c: "0:3" });
+    expect(owned(sim, "standby")).toEqual({ a: "", b: "", c: "0:0 0:1 0:2" });
+  });
+
+  it("a warm-up task is promoted once its lag is within acceptable.recovery.lag", () => {
+    const sim = new Sim(
+      { orders: 2, "app-store-changelog": 2 },
+      { ...TEST_CONFIG, "group.streams.acceptable.recovery.lag": 10 },
+    );
+    const t = stateful();
+    const offsets = new Map<string, { offsets: bigint; end: bigint }>();
+    const report = (id: string) => () => {
+      const o = offsets.get(id);
+      const list = (v: bigint) => (o === undefined ? [] : [{ subtopologyId: "0", partition: 1, offset: v }]);
+      return { offsets: list(o?.offsets ?? 0n), endOffsets: list(o?.end ?? 0n) };
+    };
+    sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: t, taskOffsets: report("a") });
+    sim.stabilize("app");
+    // a's changelog for 0:1 is at 100 (active: its offset is its end offset).
+    offsets.set("a", { offsets: 100n, end: 100n });
+    sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: t, taskOffsets: report("b") });
+    sim.stabilize("app");
+    // Shares 1 + 1: a keeps 0:0; 0:1 would go to b, not caught up: it stays with a, b warms it up.
+    expect(owned(sim)).toEqual({ a: "0:0 0:1", b: "" });
+    expect(owned(sim, "warmup")).toEqual({ a: "", b: "0:1" });
+    const epoch = sim.coordinator.group("app")!.groupEpoch;
+    // b restored to 50 of 100: lag 50 > 10, still a warm-up, no epoch bump.
+    offsets.set("b", { offsets: 50n, end: 100n });
+    sim.members.get("b")!.reportOffsetsNow();
+    sim.round();
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(epoch);
+    // b at 95: lag 5 <= 10: caught up -> group epoch bump -> 0:1 moves to b (a revokes it first).
+    offsets.set("b", { offsets: 95n, end: 100n });
+    sim.members.get("b")!.reportOffsetsNow();
+    sim.round();
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(epoch + 1);
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0", b: "0:1" });
+    expect(owned(sim, "warmup")).toEqual({ a: "", b: "" });
+  });
+
+  it("group.streams.num.warmup.replicas bounds the warm-up tasks of the group", () => {
+    const sim = new Sim(
+      { orders: 4, "app-store-changelog": 4 },
+      { ...TEST_CONFIG, "group.streams.num.warmup.replicas": 1 },
+    );
+    sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: stateful() });
+    sim.stabilize("app");
+    sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: stateful() });
+    sim.stabilize("app");
+    // 0:2 and 0:3 would move to b; neither may move (b is not caught up), only one warm-up: 0:2.
+    expect(owned(sim)).toEqual({ a: "0:0 0:1 0:2 0:3", b: "" });
+    expect(owned(sim, "warmup")).toEqual({ a: "", b: "0:2" });
+  });
+
+  it("stateless tasks move at once (caught up everywhere) and get no standbys", () => {
+    const sim = new Sim({ orders: 2 }, { ...TEST_CONFIG, "group.streams.num.standby.replicas": 1 });
+    sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: stateless() });
+    sim.stabilize("app");
+    sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: stateless() });
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0", b: "0:1" });
+    expect(owned(sim, "standby")).toEqual({ a: "", b: "" });
+  });
+});
+
+describe("leaving, static membership, timeouts, shutdown", () => {
+  it("static leave (-2) keeps the tasks for the rejoining instance; no epoch bump; UNRELEASED_INSTANCE_ID meanwhile", () => {
+    const sim = new Sim({ orders: 4 });
+    const a = sim.add({ groupId: "app", memberId: "a", processId: "p1", instanceId: "i-a", topology: stateless() });
+    sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: stateless() });
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0 0:1", b: "0:2 0:3" });
+    const epoch = sim.coordinator.group("app")!.groupEpoch;
+    a.staticLeave();
+    const r = sim.heartbeat(a);
+    expect(r.response.memberEpoch).toBe(-2);
+    expect(r.records.map((x) => x.recordType)).toEqual([22]);
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(epoch);
+    // UNRELEASED_INSTANCE_ID is for an instance id whose owner is still active (z holds i-b).
+    const other = sim.coordinator.heartbeat(join("z", stateless(), { instanceId: "i-b" }));
+    expect(other.response.errorCode).toBe(0);
+    expect(sim.coordinator.heartbeat(join("y", stateless(), { instanceId: "i-b" })).response.errorCode).toBe(
+      UNRELEASED_INSTANCE_ID,
+    );
+    sim.coordinator.heartbeat(createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "z", memberEpoch: -1 }));
+    // The instance rejoins as a2: it gets a's tasks back, a is gone.
+    const a2 = sim.add({ groupId: "app", memberId: "a2", processId: "p1", instanceId: "i-a", topology: stateless() });
+    const j = sim.heartbeat(a2);
+    expect(j.response.activeTasks).toEqual([{ subtopologyId: "0", partitions: [0, 1] }]);
+    expect(sim.coordinator.group("app")!.members.has("a")).toBe(false);
+  });
+
+  it("a member without heartbeats for session.timeout.ms is removed and its tasks move", () => {
+    const sim = new Sim({ orders: 2 });
+    sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: stateless() });
+    sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: stateless() });
+    sim.stabilize("app");
+    const epoch = sim.coordinator.group("app")!.groupEpoch;
+    sim.members.delete("b"); // b crashes: no more heartbeats
+    for (let i = 0; i < 40 && sim.coordinator.group("app")!.members.has("b"); i++) sim.round(100);
+    expect(sim.coordinator.group("app")!.members.has("b")).toBe(false);
+    expect(sim.coordinator.group("app")!.groupEpoch).toBe(epoch + 1);
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0 0:1" });
+  });
+
+  it("a member that does not revoke within its rebalance timeout is removed", () => {
+    const sim = new Sim({ orders: 2 });
+    const c = sim.coordinator;
+    c.heartbeat(join("a", stateless(), { rebalanceTimeoutMs: 1_000 }));
+    c.heartbeat(join("b", stateless()));
+    // a is asked to revoke 0:1 and never reports it gave it up (it heartbeats without owned tasks).
+    const hbA = () =>
+      c.heartbeat(createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: 1 }));
+    hbA();
+    expect(c.group("app")!.members.get("a")!.state).toBe(MEMBER_STATE.UNREVOKED_TASKS);
+    sim.now += 1_001;
+    hbA();
+    c.heartbeat(createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "b", memberEpoch: 2 }));
+    expect(c.tick().map((r) => r.recordType)).toEqual([22, 21, 19, 17]);
+    expect(c.group("app")!.members.has("a")).toBe(false);
+  });
+
+  it("SHUTDOWN_APPLICATION: a leaving member asks for it and every other member gets the status", () => {
+    const sim = new Sim({ orders: 2 });
+    for (const id of ["a", "b", "c"]) sim.add({ groupId: "app", memberId: id, processId: id, topology: stateless() });
+    sim.stabilize("app");
+    sim.members.get("a")!.leave(true);
+    sim.round();
+    expect(sim.members.get("b")!.statuses).toEqual([
+      { statusCode: 4, statusDetail: "A member requested the shutdown of the application." },
+    ]);
+    expect(sim.members.get("b")!.shutdownStatus).toBe(true);
+  });
+});
+
+describe("PartitionsByUserEndpoint and StreamsGroupDescribe", () => {
+  it("PartitionsByUserEndpoint lists each endpoint's active and standby input partitions", () => {
+    const sim = new Sim(
+      { orders: 2, "app-store-changelog": 2 },
+      { ...TEST_CONFIG, "group.streams.num.standby.replicas": 1 },
+    );
+    const t = stateful();
+    sim.add({
+      groupId: "app",
+      memberId: "a",
+      processId: "p1",
+      topology: t,
+      userEndpoint: { host: "10.0.0.1", port: 7001 },
+    });
+    sim.add({
+      groupId: "app",
+      memberId: "b",
+      processId: "p2",
+      topology: t,
+      userEndpoint: { host: "10.0.0.2", port: 7002 },
+    });
+    sim.stabilize("app");
+    // a joins alone (both tasks). b's join: shares 1 + 1, but b is not caught up on 0:1, so a keeps
+    // it and b warms it up; the one standby of each task goes to the process without it: 0:0's to
+    // b, 0:1's nowhere (b holds it as a warm-up, a as active).
+    expect(owned(sim)).toEqual({ a: "0:0 0:1", b: "" });
+    expect(owned(sim, "standby")).toEqual({ a: "", b: "0:0" });
+    sim.round();
+    expect(sim.members.get("b")!.partitionsByUserEndpoint).toEqual([
+      {
+        userEndpoint: { host: "10.0.0.1", port: 7001 },
+        activePartitions: [{ topic: "orders", partitions: [0, 1] }],
+        standbyPartitions: [],
+      },
+      {
+        userEndpoint: { host: "10.0.0.2", port: 7002 },
+        activePartitions: [],
+        standbyPartitions: [{ topic: "orders", partitions: [0] }],
+      },
+    ]);
+  });
+
+  it("describes every field: topology, members, assignment and target assignment", () => {
+    const sim = new Sim({ orders: 2 });
+    sim.add({
+      groupId: "app",
+      memberId: "a",
+      processId: "p1",
+      instanceId: "i-a",
+      rackId: "r1",
+      topology: stateless(),
+      userEndpoint: { host: "h", port: 1 },
+      clientTags: [{ key: "zone", value: "z1" }],
+    });
+    sim.stabilize("app");
+    const d = sim.coordinator.describe({ groupIds: ["app", "nope", ""], includeAuthorizedOperations: true });
+    expect(d.groups[0]).toEqual({
+      errorCode: 0,
+      errorMessage: null,
+      groupId: "app",
+      groupState: "Stable",
+      groupEpoch: 1,
+      assignmentEpoch: 1,
+      topology: {
+        epoch: 1,
+        subtopologies: [
+          {
+            subtopologyId: "0",
+            sourceTopics: ["orders"],
+            repartitionSinkTopics: [],
+            stateChangelogTopics: [],
+            repartitionSourceTopics: [],
+          },
+        ],
+      },
+      members: [
+        {
+          memberId: "a",
+          memberEpoch: 1,
+          currentAssignmentEpoch: 1,
+          instanceId: "i-a",
+          rackId: "r1",
+          clientId: "client-a",
+          clientHost: "/127.0.0.1",
+          topologyEpoch: 1,
+          processId: "p1",
+          userEndpoint: { host: "h", port: 1 },
+          clientTags: [{ key: "zone", value: "z1" }],
+          taskOffsets: [],
+          taskEndOffsets: [],
+          assignment: { activeTasks: [{ subtopologyId: "0", partitions: [0, 1] }], standbyTasks: [], warmupTasks: [] },
+          targetAssignment: {
+            activeTasks: [{ subtopologyId: "0", partitions: [0, 1] }],
+            standbyTasks: [],
+            warmupTasks: [],
+          },
+          isClassic: false,
+        },
+      ],
+      authorizedOperations: GROUP_AUTHORIZED_OPERATIONS,
+    });
+    expect(d.groups[1]!.errorCode).toBe(GROUP_ID_NOT_FOUND);
+    expect(d.groups[2]!.errorCode).toBe(24); // INVALID_GROUP_ID
+    expect(
+      sim.coordinator.describe({ groupIds: ["app"], includeAuthorizedOperations: false }).groups[0]!
+        .authorizedOperations,
+    ).toBe(-2147483648);
+  });
+});
