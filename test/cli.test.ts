@@ -333,6 +333,60 @@ describe("output helpers", () => {
     expect(parseHex(" 0x ")).toEqual(new Uint8Array(0));
     expect(parseHex("0x0aFf")).toEqual(Uint8Array.of(0x0a, 0xff));
   });
+
+  it("parseHex: whitespace anywhere, one leading 0x, bad characters and odd counts named", () => {
+    expect(parseHex(" 0a\n0b\t0 c ")).toEqual(Uint8Array.of(0x0a, 0x0b, 0x0c));
+    expect(parseHex("00")).toEqual(Uint8Array.of(0));
+    expect(() => parseHex("00x1")).toThrow('invalid hex: unexpected character "x" at position 3');
+    expect(() => parseHex("0a g")).toThrow('invalid hex: unexpected character "g" at position 4');
+    expect(() => parseHex("0x0a0")).toThrow("invalid hex: odd number of hex digits (3); every byte needs two");
+  });
+
+  it("200 MB of hex on stdin: read as it arrives, and the decode error is one error line", async () => {
+    // The hand-worked response, then 100 MB of zero bytes as hex in 64 KiB chunks: trailing bytes.
+    const chunk = "0".repeat(64 * 1024);
+    const total = 200 * 1024 * 1024;
+    const stdin: TextInput = {
+      async *[Symbol.asyncIterator]() {
+        yield HEARTBEAT_HEX;
+        for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
+      },
+    };
+    let stderr = "";
+    const code = await main(["decode", "StreamsGroupHeartbeatResponse", "0"], {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: TRAILING_BYTES: .*\n$/);
+    expect(stderr.split("\n")).toHaveLength(2);
+  }, 120_000);
+
+  it("--jsonl: a line split over many chunks is one line; lines across chunk edges stay apart", async () => {
+    const text = `${HEARTBEAT_HEX}\r\n\n${HEARTBEAT_HEX}\n`;
+    // One character per chunk: every line straddles thousands of chunks.
+    const stdin: TextInput = {
+      async *[Symbol.asyncIterator]() {
+        for (const c of text) yield c;
+      },
+    };
+    let stdout = "";
+    let stderr = "";
+    const code = await main(["decode", "StreamsGroupHeartbeatResponse", "0", "--jsonl"], {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin,
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = stdout.trim().split("\n");
+    expect(out).toHaveLength(2);
+    expect(out.map((l) => canonical(l))).toEqual([
+      canonical(JSON.stringify(HEARTBEAT_JSON)),
+      canonical(JSON.stringify(HEARTBEAT_JSON)),
+    ]);
+  });
 });
 
 describe("generate", () => {

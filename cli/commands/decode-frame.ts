@@ -7,7 +7,7 @@ import { KafkaWireError } from "../../src/runtime/errors.js";
 import { CliError, contextOf, errorText, type CliIO } from "../context.js";
 import { decodeOptions, explainErrors, withDecodeFlags, type DecodeFlags } from "../decoding.js";
 import { closestNames, loadCodecs, parseVersion, SCHEMA_SET_HELP, withSchemaSet } from "../schema-set.js";
-import { eachLine, indentJson, parseHex, readAll, writeOut } from "../text-io.js";
+import { eachLine, indentJson, parseHex, readHex, writeOut } from "../text-io.js";
 
 interface FrameFlags extends DecodeFlags {
   readonly apiKey?: string;
@@ -38,8 +38,8 @@ async function decodeFrameCommand(io: CliIO, hex: string | undefined, flags: Fra
       ? undefined
       : { api: findApi(protocol, flags.apiKey), version: parseVersion(flags.apiVersion!) };
   const options = decodeOptions(flags);
-  const decodeOne = async (text: string, line?: number): Promise<void> => {
-    const frame = parseHex(text);
+  const decodeOne = async (input: string | Uint8Array, line?: number): Promise<void> => {
+    const frame = typeof input === "string" ? parseHex(input) : input;
     let json: string;
     let body: unknown;
     if (response === undefined) {
@@ -66,7 +66,7 @@ async function decodeFrameCommand(io: CliIO, hex: string | undefined, flags: Fra
     if (flags.explainErrors === true) await explainErrors(io, body, line);
   };
   if (flags.jsonl === true) await eachLine(io, hex, "hex", decodeOne);
-  else await decodeOne(hex ?? (await readAll(io.stdin, "hex")));
+  else await decodeOne(hex ?? (await readHex(io.stdin, "hex")));
 }
 
 /**
