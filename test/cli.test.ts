@@ -259,6 +259,33 @@ describe("encode", () => {
     expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
   });
 
+  it("fills the fields partial JSON leaves out with their schema defaults; --strict requires them", async () => {
+    // errorCode (int16, default 0), errorMessage, warmupTasks and partitionsByUserEndpoint
+    // (default null) are at their defaults in the hand-worked message: leaving them out changes nothing.
+    const { errorCode, errorMessage, warmupTasks, partitionsByUserEndpoint, ...partial } = HEARTBEAT_JSON;
+    expect([errorCode, errorMessage, warmupTasks, partitionsByUserEndpoint]).toEqual([0, null, null, null]);
+    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", JSON.stringify(partial)]);
+    expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
+    const strict = await run(["encode", "StreamsGroupHeartbeatResponse", "0", JSON.stringify(partial), "--strict"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/^error: INVALID_JSON: .*missing.* at errorCode/);
+    // A misspelled field is still an error, not a default.
+    const typo = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"memberID":"m1"}']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/^error: INVALID_JSON: .*memberID/);
+  });
+
+  it("--template prints every field at its default; encoded, it is the all-defaults body", async () => {
+    const t = await run(["encode", "StreamsGroupHeartbeatResponse", "0", "--template"]);
+    expect(t.code).toBe(0);
+    expect(JSON.parse(t.stdout)).toMatchObject({ throttleTimeMs: 0, memberId: "", status: null, activeTasks: null });
+    const back = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: t.stdout });
+    // Worked out by hand: throttleTimeMs, errorCode 0; errorMessage null (00); memberId "" (compact
+    // length 0 + 1 = 01); four int32 zeros; the five nullable arrays null (00 each); no tagged fields.
+    const expected = "00000000" + "0000" + "00" + "01" + "00000000".repeat(5) + "00".repeat(5) + "00";
+    expect(back).toEqual({ code: 0, stdout: expected + "\n", stderr: "" });
+  });
+
   it("reads JSON from stdin (the pretty output of decode round-trips)", async () => {
     const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: HEARTBEAT_PRETTY });
     expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
@@ -295,9 +322,12 @@ describe("encode", () => {
   });
 
   it("reports JSON that is not the message's form with code INVALID_JSON", async () => {
-    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": 1}']);
+    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": 1}', "--strict"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
+    const type = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": "1"}']);
+    expect(type.code).toBe(1);
+    expect(type.stderr).toMatch(/^error: INVALID_JSON: [^\n]+ at throttleTimeMs\n$/);
     const syntax = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: '{"x":' });
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
