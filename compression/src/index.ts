@@ -7,6 +7,8 @@
  *
  * gzip (node:zlib, synchronous), snappy (snappyjs; xerial-framed and raw), lz4 (Kafka's frame
  * around lz4js blocks), zstd (fzstd to read, @bokuweb/zstd-wasm to write). No native build.
+ *
+ * @module kafka-wire-compression
  */
 import { gzip } from "./gzip.js";
 import { lz4 } from "./lz4.js";
