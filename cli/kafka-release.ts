@@ -13,13 +13,14 @@
  */
 
 import { createHash } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, mkdtemp, readdir, rename, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import { fileURLToPath } from "node:url";
 import { extract } from "tar";
 import { CACHE_DIR_ENV, resolveCacheDir } from "./cache-dir.js";
 
@@ -191,7 +192,12 @@ async function releaseSchemas(version: string, options: KafkaSchemasOptions): Pr
   let fromCache = true;
   if (!(await isFile(archive))) {
     fromCache = false;
-    await downloadRelease(mirror, version, archive, timeoutMs, options.onStatus);
+    try {
+      await downloadRelease(mirror, version, archive, timeoutMs, options.onStatus);
+    } catch (error) {
+      if (!(error instanceof KafkaReleaseError)) throw error;
+      throw new KafkaReleaseError(`${error.message}; ${downloadHint(version)}`);
+    }
   }
   options.onStatus?.(`extracting the message schemas from ${archive}`);
   await mkdir(releaseDir, { recursive: true });
@@ -250,9 +256,35 @@ async function downloadRelease(
   }
 }
 
+/** What to try when a release cannot be downloaded (the CLI's options, named as it takes them). */
+export function downloadHint(version: string): string {
+  return (
+    `without a network, pass --kafka-source <kafka-${version}-src.tgz or a Kafka checkout>; ` +
+    "for another mirror (an Apache mirror, an internal one, or a folder as a file:// URL), --kafka-mirror <URL>"
+  );
+}
+
+/**
+ * A `file://` mirror's answer: the file as a 200 response, or a 404 when it does not exist
+ * (fetch itself has no file: scheme).
+ */
+async function fileResponse(url: string, method: "GET" | "HEAD"): Promise<Response> {
+  let file: string;
+  try {
+    file = fileURLToPath(url);
+  } catch (error) {
+    throw new KafkaReleaseError(`${url}: not a file URL (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const info = await stat(file).catch(() => null);
+  if (info === null || !info.isFile()) return new Response(null, { status: 404, statusText: "Not Found" });
+  if (method === "HEAD") return new Response(null, { status: 200 });
+  return new Response(Readable.toWeb(createReadStream(file)) as ReadableStream, { status: 200 });
+}
+
 /** Sends one request with a timeout on the response headers. @throws KafkaReleaseError on a network error or timeout. */
 async function request(url: string, timeoutMs: number, method: "GET" | "HEAD" = "GET"): Promise<Response> {
   let response: Response;
+  if (url.startsWith("file:")) return fileResponse(url, method);
   try {
     response = await fetch(url, { method, redirect: "follow", signal: AbortSignal.timeout(timeoutMs) });
   } catch (error) {
@@ -300,7 +332,9 @@ async function downloadFile(url: string, file: string, timeoutMs: number): Promi
   try {
     let response: Response;
     try {
-      response = await fetch(url, { redirect: "follow", signal: abort.signal });
+      response = url.startsWith("file:")
+        ? await fileResponse(url, "GET")
+        : await fetch(url, { redirect: "follow", signal: abort.signal });
     } catch (error) {
       throw networkError(url, error, timeoutMs);
     }
@@ -427,7 +461,15 @@ async function scanTree(root: string, top: string, label = root): Promise<KafkaS
       if (files > 0) folders.push({ module: mod.name, path: dir, label: `${top}/${mod.name}/${sub}`, files });
     }
   }
-  if (folders.length === 0) throw noSchemas(label);
+  if (folders.length === 0) {
+    const own = await readdir(root, { withFileTypes: true }).catch(() => []);
+    if (own.some((e) => e.isFile() && e.name.endsWith(".json"))) {
+      throw new KafkaReleaseError(
+        `${label}: a folder of schema files, not a Kafka source tree; pass it with --schemas ${label} (--kafka-source takes a Kafka checkout or kafka-<version>-src.tgz)`,
+      );
+    }
+    throw noSchemas(label);
+  }
   return folders.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0));
 }
 

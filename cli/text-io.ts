@@ -68,47 +68,111 @@ export async function eachLine(
   if (io.stdin.isTTY === true) {
     throw new CliError(`no ${what} given: pass it as an argument or pipe it on stdin, one per line`);
   }
+  // The current line's pieces: each chunk is searched once, so one long line costs its length,
+  // not its length times its chunks.
   const decoder = new TextDecoder("utf-8");
-  let pending = "";
-  for await (const chunk of io.stdin) {
-    pending += typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true });
+  let pieces: string[] = [];
+  const take = async (text: string): Promise<void> => {
     let start = 0;
-    for (let nl = pending.indexOf("\n"); nl >= 0; nl = pending.indexOf("\n", start)) {
-      await handle(pending.slice(start, nl).replace(/\r$/, ""));
+    for (let nl = text.indexOf("\n"); nl >= 0; nl = text.indexOf("\n", start)) {
+      pieces.push(text.slice(start, nl));
+      const line = pieces.length === 1 ? pieces[0]! : pieces.join("");
+      pieces = [];
+      await handle(line.endsWith("\r") ? line.slice(0, -1) : line);
       start = nl + 1;
     }
-    pending = pending.slice(start);
+    if (start < text.length) pieces.push(text.slice(start));
+  };
+  for await (const chunk of io.stdin)
+    await take(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+  await take(decoder.decode());
+  const last = pieces.join("");
+  if (last !== "") await handle(last);
+}
+
+/** The most bytes a hex input may give (1 GiB: far above any Kafka message or record set). */
+export const MAX_HEX_BYTES = 1 << 30;
+
+/**
+ * Hex text to bytes, fed in pieces (a stream's chunks) and parsed as they come: whitespace
+ * anywhere and one leading `0x`/`0X` are ignored, upper- and lower-case digits are accepted. Memory
+ * is the bytes (half the digits), never a copy of the text, so a huge input ends in an error line
+ * (a bad character, or more than {@link MAX_HEX_BYTES}), not in an exhausted heap.
+ */
+export class HexParser {
+  private bytes = new Uint8Array(256);
+  private length = 0;
+  /** The first digit of an unfinished byte, or -1. */
+  private high = -1;
+  /** Characters seen (1-based positions in errors). */
+  private position = 0;
+  /** 0: before any digit (a `0x` may come), 1: after a leading `0`, 2: in the digits. */
+  private state = 0;
+
+  /** Parses the next piece of text. @throws CliError naming the first bad character (its 1-based position) or a too-large input. */
+  push(text: string): this {
+    for (let i = 0; i < text.length; i++) {
+      const c = text.charCodeAt(i);
+      this.position++;
+      if (c === 0x20 || (c >= 0x09 && c <= 0x0d) || (c > 0x7f && /\s/.test(text[i]!))) continue;
+      if (this.state === 1 && (c === 0x78 || c === 0x58)) {
+        // "0x": the 0 was a prefix, not a digit.
+        this.high = -1;
+        this.state = 2;
+        continue;
+      }
+      const d =
+        c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1;
+      if (d < 0) {
+        const shown = JSON.stringify(String.fromCodePoint(text.codePointAt(i)!));
+        throw new CliError(`invalid hex: unexpected character ${shown} at position ${this.position}`);
+      }
+      this.state = this.state === 0 && d === 0 ? 1 : 2;
+      if (this.high < 0) {
+        this.high = d;
+        continue;
+      }
+      if (this.length === this.bytes.length) this.grow();
+      this.bytes[this.length++] = this.high * 16 + d;
+      this.high = -1;
+    }
+    return this;
   }
-  pending += decoder.decode();
-  if (pending !== "") await handle(pending);
+
+  /** The bytes. @throws CliError for an odd number of digits. */
+  end(): Uint8Array {
+    if (this.high >= 0) {
+      throw new CliError(`invalid hex: odd number of hex digits (${this.length * 2 + 1}); every byte needs two`);
+    }
+    return this.bytes.subarray(0, this.length);
+  }
+
+  private grow(): void {
+    if (this.bytes.length >= MAX_HEX_BYTES) {
+      throw new CliError(`input too large: more than ${MAX_HEX_BYTES / (1 << 20)} MiB of bytes as hex`);
+    }
+    const next = new Uint8Array(Math.min(this.bytes.length * 2, MAX_HEX_BYTES));
+    next.set(this.bytes);
+    this.bytes = next;
+  }
 }
 
 /**
- * Parses hex text into bytes: whitespace anywhere and one leading `0x`/`0X` are ignored,
- * upper- and lower-case digits are accepted.
+ * Parses hex text into bytes (see {@link HexParser}).
  * @throws CliError naming the first bad character (1-based position in `text`) or an odd digit count.
  */
 export function parseHex(text: string): Uint8Array {
-  const start = text.search(/\S/);
-  let i = start < 0 ? text.length : start;
-  if (text[i] === "0" && (text[i + 1] === "x" || text[i + 1] === "X")) i += 2;
-  const digits: number[] = [];
-  for (; i < text.length; i++) {
-    const c = text[i]!;
-    if (/\s/.test(c)) continue;
-    const d = Number.parseInt(c, 16);
-    if (Number.isNaN(d)) {
-      const shown = JSON.stringify(c);
-      throw new CliError(`invalid hex: unexpected character ${shown} at position ${i + 1}`);
-    }
-    digits.push(d);
-  }
-  if (digits.length % 2 !== 0) {
-    throw new CliError(`invalid hex: odd number of hex digits (${digits.length}); every byte needs two`);
-  }
-  const bytes = new Uint8Array(digits.length / 2);
-  for (let b = 0; b < bytes.length; b++) bytes[b] = digits[2 * b]! * 16 + digits[2 * b + 1]!;
-  return bytes;
+  return new HexParser().push(text).end();
+}
+
+/** Reads hex from `input` as it arrives (see {@link HexParser}). @throws CliError when `input` is a terminal (nothing piped). */
+export async function readHex(input: TextInput, what: string): Promise<Uint8Array> {
+  if (input.isTTY === true) throw new CliError(`no ${what} given: pass it as an argument or pipe it on stdin`);
+  const decoder = new TextDecoder("utf-8");
+  const parser = new HexParser();
+  for await (const chunk of input)
+    parser.push(typeof chunk === "string" ? chunk : decoder.decode(chunk, { stream: true }));
+  return parser.push(decoder.decode()).end();
 }
 
 /** Lowercase hex of `bytes`, two digits per byte, no separators. */

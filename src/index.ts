@@ -9,6 +9,8 @@
  *
  * The public API is the lists below (test/api-report.test.ts compares them with api/index.api.md;
  * a test also checks that every codec of `messages` is exported here by name).
+ *
+ * @module kafka-wire
  */
 
 export { KafkaWireError, KafkaDecodeError, KafkaEncodeError } from "./runtime/index.js";

@@ -41,6 +41,16 @@ describe("API reports (api/*.api.md)", () => {
     expect(report("records")).toMatch(/export function decodeRecords\(/);
   });
 
+  it("the API docs (typedoc) cover every entry point, each module named after its import path", () => {
+    const typedoc = JSON.parse(readFileSync(path.join(REPO_ROOT, "typedoc.json"), "utf8")) as { entryPoints: string[] };
+    for (const entry of ENTRY_POINTS.filter((e) => !e.importPath.includes("(browser condition)"))) {
+      expect(typedoc.entryPoints, entry.importPath).toContain(entry.source);
+      const text = readFileSync(path.join(REPO_ROOT, entry.source), "utf8");
+      const firstComment = text.slice(text.indexOf("/**"), text.indexOf("*/") + 2);
+      expect(firstComment, entry.source).toContain(`@module ${entry.importPath}\n`);
+    }
+  });
+
   it("the package root exports every shipped codec by name", () => {
     const exported = root as Record<string, unknown>;
     for (const [name, codec] of Object.entries(root.messages)) expect(exported[name], name).toBe(codec);

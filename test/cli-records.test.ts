@@ -149,13 +149,31 @@ describeShared("kafka-wire records", "golden/records", (dir) => {
     );
   });
 
-  it("a truncated tail is reported on stderr, the complete batches printed", async () => {
+  it("a truncated tail: an error (exit 1) unless --allow-incomplete-tail; the complete batches printed", async () => {
     const v = readVectors<RecordSetVector>(dir, "records-truncated-tail.json")[0]!;
-    const r = await run(["records", v.hex]);
-    expect(r.code).toBe(0);
-    expect(printed(r.stdout).length).toBe(vectorRecords(v).length);
-    expect(r.stderr).toBe(
-      `note: the last ${v.hex.length / 2 - v.validBytes} bytes are an incomplete batch (a fetch cut short), not shown\n`,
+    const count = v.hex.length / 2 - v.validBytes;
+    const declared = parseInt(v.hex.slice(2 * (v.validBytes + 8), 2 * (v.validBytes + 12)), 16);
+    const tail = `the last ${count} bytes are an incomplete batch (its length at byte offset ${v.validBytes + 8} says ${declared} bytes follow, ${count - 12} do)`;
+    const strict = await run(["records", v.hex]);
+    expect(strict.code).toBe(1);
+    expect(printed(strict.stdout).length).toBe(vectorRecords(v).length);
+    expect(strict.stderr).toBe(
+      `error: ${tail}; a fetch response cut short by its max bytes ends so: pass --allow-incomplete-tail to accept it\n`,
+    );
+    const allowed = await run(["records", v.hex, "--allow-incomplete-tail"]);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toBe(strict.stdout);
+    expect(allowed.stderr).toBe(`note: ${tail} (a fetch cut short), not shown\n`);
+  });
+
+  it("a batch length of 0x7fffffff with nothing after it exits 1", async () => {
+    // baseOffset 0, batchLength 0x7fffffff, then 49 more header bytes (zeros): 61 bytes, 2 GiB claimed.
+    const hex = "0000000000000000" + "7fffffff" + "00".repeat(49);
+    const r = await run(["records", hex]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toMatch(
+      /^error: the last 61 bytes are an incomplete batch \(its length at byte offset 8 says 2147483647 bytes follow, 49 do\)/,
     );
   });
 

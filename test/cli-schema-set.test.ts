@@ -246,6 +246,13 @@ describeShared("the CLI on a schema set (Kafka's clients schemas)", "kafka-schem
     expect(half.stderr).toBe(
       "error: --api-key needs --api-version: a response frame is decoded with both (a request frame with neither)\n",
     );
+    // A response frame without --api-key is read as a request; the error says so and what to give.
+    const response = await run(["decode-frame", SASL_V1_RESPONSE_FRAME, ...set]);
+    expect(response.code).toBe(1);
+    // Its first bytes, 0000 0007 (the correlation id 7), read as api key 0 (Produce) version 7.
+    expect(response.stderr).toMatch(
+      /^error: [A-Z_]+: .* \(read as a request frame: its header says ProduceRequest v7 \(api key 0\); a response frame has no api key in its header: give --api-key <key> --api-version <version> of the request it answers\)\n$/,
+    );
     // The size prefix says 17, one byte fewer follows.
     const short = await run(["decode-frame", METADATA_V12_FRAME.slice(0, -2), ...set]);
     expect(short).toEqual({

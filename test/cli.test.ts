@@ -259,6 +259,33 @@ describe("encode", () => {
     expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
   });
 
+  it("fills the fields partial JSON leaves out with their schema defaults; --strict requires them", async () => {
+    // errorCode (int16, default 0), errorMessage, warmupTasks and partitionsByUserEndpoint
+    // (default null) are at their defaults in the hand-worked message: leaving them out changes nothing.
+    const { errorCode, errorMessage, warmupTasks, partitionsByUserEndpoint, ...partial } = HEARTBEAT_JSON;
+    expect([errorCode, errorMessage, warmupTasks, partitionsByUserEndpoint]).toEqual([0, null, null, null]);
+    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", JSON.stringify(partial)]);
+    expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
+    const strict = await run(["encode", "StreamsGroupHeartbeatResponse", "0", JSON.stringify(partial), "--strict"]);
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/^error: INVALID_JSON: .*missing.* at errorCode/);
+    // A misspelled field is still an error, not a default.
+    const typo = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"memberID":"m1"}']);
+    expect(typo.code).toBe(1);
+    expect(typo.stderr).toMatch(/^error: INVALID_JSON: .*memberID/);
+  });
+
+  it("--template prints every field at its default; encoded, it is the all-defaults body", async () => {
+    const t = await run(["encode", "StreamsGroupHeartbeatResponse", "0", "--template"]);
+    expect(t.code).toBe(0);
+    expect(JSON.parse(t.stdout)).toMatchObject({ throttleTimeMs: 0, memberId: "", status: null, activeTasks: null });
+    const back = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: t.stdout });
+    // Worked out by hand: throttleTimeMs, errorCode 0; errorMessage null (00); memberId "" (compact
+    // length 0 + 1 = 01); four int32 zeros; the five nullable arrays null (00 each); no tagged fields.
+    const expected = "00000000" + "0000" + "00" + "01" + "00000000".repeat(5) + "00".repeat(5) + "00";
+    expect(back).toEqual({ code: 0, stdout: expected + "\n", stderr: "" });
+  });
+
   it("reads JSON from stdin (the pretty output of decode round-trips)", async () => {
     const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: HEARTBEAT_PRETTY });
     expect(r).toEqual({ code: 0, stdout: HEARTBEAT_HEX + "\n", stderr: "" });
@@ -295,9 +322,12 @@ describe("encode", () => {
   });
 
   it("reports JSON that is not the message's form with code INVALID_JSON", async () => {
-    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": 1}']);
+    const r = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": 1}', "--strict"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
+    const type = await run(["encode", "StreamsGroupHeartbeatResponse", "0", '{"throttleTimeMs": "1"}']);
+    expect(type.code).toBe(1);
+    expect(type.stderr).toMatch(/^error: INVALID_JSON: [^\n]+ at throttleTimeMs\n$/);
     const syntax = await run(["encode", "StreamsGroupHeartbeatResponse", "0"], { stdin: '{"x":' });
     expect(syntax.code).toBe(1);
     expect(syntax.stderr).toMatch(/^error: INVALID_JSON: [^\n]+\n$/);
@@ -332,6 +362,60 @@ describe("output helpers", () => {
     expect(parseHex("")).toEqual(new Uint8Array(0));
     expect(parseHex(" 0x ")).toEqual(new Uint8Array(0));
     expect(parseHex("0x0aFf")).toEqual(Uint8Array.of(0x0a, 0xff));
+  });
+
+  it("parseHex: whitespace anywhere, one leading 0x, bad characters and odd counts named", () => {
+    expect(parseHex(" 0a\n0b\t0 c ")).toEqual(Uint8Array.of(0x0a, 0x0b, 0x0c));
+    expect(parseHex("00")).toEqual(Uint8Array.of(0));
+    expect(() => parseHex("00x1")).toThrow('invalid hex: unexpected character "x" at position 3');
+    expect(() => parseHex("0a g")).toThrow('invalid hex: unexpected character "g" at position 4');
+    expect(() => parseHex("0x0a0")).toThrow("invalid hex: odd number of hex digits (3); every byte needs two");
+  });
+
+  it("200 MB of hex on stdin: read as it arrives, and the decode error is one error line", async () => {
+    // The hand-worked response, then 100 MB of zero bytes as hex in 64 KiB chunks: trailing bytes.
+    const chunk = "0".repeat(64 * 1024);
+    const total = 200 * 1024 * 1024;
+    const stdin: TextInput = {
+      async *[Symbol.asyncIterator]() {
+        yield HEARTBEAT_HEX;
+        for (let sent = 0; sent < total; sent += chunk.length) yield chunk;
+      },
+    };
+    let stderr = "";
+    const code = await main(["decode", "StreamsGroupHeartbeatResponse", "0"], {
+      stdout: { write: () => true },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/^error: TRAILING_BYTES: .*\n$/);
+    expect(stderr.split("\n")).toHaveLength(2);
+  }, 120_000);
+
+  it("--jsonl: a line split over many chunks is one line; lines across chunk edges stay apart", async () => {
+    const text = `${HEARTBEAT_HEX}\r\n\n${HEARTBEAT_HEX}\n`;
+    // One character per chunk: every line straddles thousands of chunks.
+    const stdin: TextInput = {
+      async *[Symbol.asyncIterator]() {
+        for (const c of text) yield c;
+      },
+    };
+    let stdout = "";
+    let stderr = "";
+    const code = await main(["decode", "StreamsGroupHeartbeatResponse", "0", "--jsonl"], {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      stdin,
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    const out = stdout.trim().split("\n");
+    expect(out).toHaveLength(2);
+    expect(out.map((l) => canonical(l))).toEqual([
+      canonical(JSON.stringify(HEARTBEAT_JSON)),
+      canonical(JSON.stringify(HEARTBEAT_JSON)),
+    ]);
   });
 });
 

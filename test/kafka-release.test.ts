@@ -13,11 +13,13 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { create } from "tar";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generate } from "../generator/generate.js";
 import {
   defaultCacheDir,
+  downloadHint,
   KafkaReleaseError,
   parseSha512File,
   releaseUrls,
@@ -293,7 +295,7 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     const expected = sha512(readFileSync(path.join(work, "kafka-9.9.8-src.tgz"))).slice(0, 16);
     const actual = sha512(readFileSync(archive)).slice(0, 16);
     expect(errorLine(result)).toBe(
-      `error: checksum mismatch for ${mirror}/9.9.7/kafka-9.9.7-src.tgz: expected SHA-512 ${expected}…, got ${actual}…`,
+      `error: checksum mismatch for ${mirror}/9.9.7/kafka-9.9.7-src.tgz: expected SHA-512 ${expected}…, got ${actual}…; ${downloadHint("9.9.7")}`,
     );
     expect(readdirSync(path.join(cache, "kafka", "9.9.7"))).toEqual([]);
   });
@@ -303,7 +305,9 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       ["generate", "--kafka", "9.9.5", "--kafka-mirror", mirror, "--cache-dir", freshCache()],
       work,
     );
-    expect(errorLine(result)).toBe(`error: 404 Not Found: ${mirror}/9.9.5/kafka-9.9.5-src.tgz`);
+    expect(errorLine(result)).toBe(
+      `error: 404 Not Found: ${mirror}/9.9.5/kafka-9.9.5-src.tgz; ${downloadHint("9.9.5")}`,
+    );
   });
 
   it("a missing checksum file is a one-line 404 error naming its URL (an archive is never used unverified)", async () => {
@@ -312,7 +316,7 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
       work,
     );
     expect(errorLine(result)).toBe(
-      `error: 404 Not Found: ${mirror}/9.9.6/kafka-9.9.6-src.tgz.sha512 (cannot verify kafka-9.9.6-src.tgz without it)`,
+      `error: 404 Not Found: ${mirror}/9.9.6/kafka-9.9.6-src.tgz.sha512 (cannot verify kafka-9.9.6-src.tgz without it); ${downloadHint("9.9.6")}`,
     );
   });
 
@@ -341,9 +345,31 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
         `^error: cannot download http://127\\.0\\.0\\.1:${port}/9\\.9\\.9/kafka-9\\.9\\.9-src\\.tgz\\.sha512: .*ECONNREFUSED`,
       ),
     );
+    // A failed download says what else works: a local archive or checkout, or another mirror.
+    expect(errorLine(refused)).toContain("--kafka-source <kafka-9.9.9-src.tgz or a Kafka checkout>");
+    expect(errorLine(refused)).toContain("--kafka-mirror <URL>");
 
     const hung = resolveKafkaSchemas({ version: "9.9.4", mirror, cacheDir: freshCache(), timeoutMs: 300 });
     await expect(hung).rejects.toThrow(`timed out after 300 ms waiting for ${mirror}/9.9.4/kafka-9.9.4-src.tgz`);
+  });
+
+  it("a file:// mirror (a folder in Apache's layout) works like an HTTP one; a missing release there is a 404", async () => {
+    const folder = path.join(work, "file-mirror");
+    mkdirSync(path.join(folder, "9.9.9"), { recursive: true });
+    const tgz = readFileSync(archive);
+    writeFileSync(path.join(folder, "9.9.9", "kafka-9.9.9-src.tgz"), tgz);
+    writeFileSync(path.join(folder, "9.9.9", "kafka-9.9.9-src.tgz.sha512"), `${sha512(tgz)}  kafka-9.9.9-src.tgz\n`);
+    const url = pathToFileURL(folder).href;
+    const found = await resolveKafkaSchemas({ version: "9.9.9", mirror: url, cacheDir: freshCache() });
+    expectSharedSchemas(found, "kafka-9.9.9-src");
+    expect(found.fromCache).toBe(false);
+    const missing = await run(
+      ["generate", "--kafka", "9.9.3", "--kafka-mirror", url, "--cache-dir", freshCache()],
+      work,
+    );
+    expect(errorLine(missing)).toMatch(
+      new RegExp(`^error: Kafka 9\\.9\\.3 not found at ${url.replace(/[.]/g, "\\.")} \\(404 for `),
+    );
   });
 
   it("rejects a malformed version before any request", async () => {
@@ -442,6 +468,11 @@ describeShared("generate --kafka from a local mirror", "kafka-schemas", (shared)
     );
     expect(errorLine(await run(["generate", "--kafka-source", path.join(tree, "clients")], work))).toMatch(
       /^error: \S*clients: no Kafka message schemas found/,
+    );
+    // A folder of schemas is what --schemas takes.
+    const schemaFolder = path.join(tree, "clients/src/main/resources/common/message");
+    expect(errorLine(await run(["decode", "MetadataRequest", "12", "00", "--kafka-source", schemaFolder], work))).toBe(
+      `error: ${schemaFolder}: a folder of schema files, not a Kafka source tree; pass it with --schemas ${schemaFolder} (--kafka-source takes a Kafka checkout or kafka-<version>-src.tgz)`,
     );
     expect(errorLine(await run(["generate", "--kafka", "9.9.9", "--schemas", "x"], work))).toBe(
       "error: --schemas cannot be combined with --kafka or --kafka-source",

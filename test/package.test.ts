@@ -626,9 +626,19 @@ describe("API docs (TypeDoc, from the docstrings)", () => {
       expect(result.out).not.toMatch(/\[warning\]|\[error\]/);
       const modules = (await readdir(path.join(out, "modules"))).sort();
       for (const name of SEED) expect(modules).toContain(`generated_${name}.html`);
+      // Every entry point, named after its import path (`@module`), the records and compression ones included.
+      for (const page of [
+        "kafka-wire",
+        "kafka-wire_runtime",
+        "kafka-wire_records",
+        "kafka-wire_codegen_v1",
+        "kafka-wire-compression",
+      ]) {
+        expect(modules).toContain(`${page}.html`);
+      }
       // The page lives under whichever entry point TypeDoc documents it first (root or runtime).
       const page = (await readdir(path.join(out, "interfaces"))).find((f) =>
-        /^src(_runtime)?\.MessageCodec\.html$/.test(f),
+        /^kafka-wire(_runtime)?\.MessageCodec\.html$/.test(f),
       );
       expect(page).toBeDefined();
       const codecPage = await readFile(path.join(out, "interfaces", page!), "utf8");

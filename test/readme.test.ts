@@ -2,10 +2,29 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { API_TABLE_END, API_TABLE_START, apiTable } from "../scripts/api-table.js";
 import { loadSchemas } from "../generator/generate.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
+import { main } from "../cli/cli.js";
+
+describe("README's command examples", () => {
+  it("every `kafka-wire encode <message> <version> '<json>'` example parses and encodes", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const examples = [...readme.matchAll(/kafka-wire encode (\w+) (\d+) '([^']*)'/g)];
+    expect(examples.length).toBeGreaterThan(0);
+    for (const [, name, version, json] of examples) {
+      expect(() => JSON.parse(json!), json).not.toThrow();
+      let stderr = "";
+      const code = await main(["encode", name!, version!, json!], {
+        stdout: { write: () => true },
+        stderr: { write: (s: string) => (stderr += s) },
+        stdin: { isTTY: true, async *[Symbol.asyncIterator]() {} },
+      });
+      expect({ code, stderr }, `${name} ${version} ${json}`).toEqual({ code: 0, stderr: "" });
+    }
+  });
+});
 
 describeShared("README", "kafka-schemas", (schemas) => {
   it("lists every API of Kafka's schemas (run `npm run readme:apis` when this fails)", async () => {

@@ -16,10 +16,11 @@
  * - every runtime's whole result equals this machine's Node.js one.
  *
  * Where the binaries come from (npm packages, exact versions, nothing downloaded at install time):
- * - Deno and Bun: the root's devDependencies `deno` and `bun`, whose per-platform optional
- *   dependencies (`@deno/<platform>`, `@oven/bun-<platform>`) carry the binary. Their
- *   postinstall scripts (which only move the binary, or download it when it is missing) are
- *   denied in package.json's `allowScripts`: the binary is run from the platform package.
+ * - Deno and Bun: test/runtimes' dependencies `deno` and `bun` (not the root's: about 200 MB
+ *   that only this test uses), whose per-platform optional dependencies (`@deno/<platform>`,
+ *   `@oven/bun-<platform>`) carry the binary. Their postinstall scripts (which only move the
+ *   binary, or download it when it is missing) are denied in that package.json's `allowScripts`:
+ *   the binary is run from the platform package.
  * - Node.js 22 and 24: `node-<platform>-<arch>` packages, in test/runtimes/ (a project of its own,
  *   `npm ci --prefix test/runtimes`, which .ci/run does): every such package has a bin named
  *   `node`, which in the root's node_modules/.bin would become the Node.js of every npm script.
@@ -341,16 +342,21 @@ const allows = (list: string[] | string | undefined, value: string): boolean =>
   list === undefined || (Array.isArray(list) ? list : [list]).includes(value);
 
 /**
- * The binary of `wrapper` (the root's `deno` or `bun` devDependency) from whichever of its
+ * The binary of `wrapper` (test/runtimes' `deno` or `bun` dependency) from whichever of its
  * platform packages npm installed for this machine (`exe` inside it). `fallback` is where the
  * wrapper's postinstall moves it, should a package manager run that script anyway.
  */
 function wrapperBinary(wrapper: string, exe: string, fallback: string): Binary {
-  const wrapperDir = path.join(REPO_ROOT, "node_modules", wrapper);
-  if (!existsSync(wrapperDir)) return { missing: `node_modules/${wrapper} is not installed (run \`npm ci\`)` };
+  const modules = path.join(REPO_ROOT, "test", "runtimes", "node_modules");
+  const wrapperDir = path.join(modules, wrapper);
+  if (!existsSync(wrapperDir)) {
+    return {
+      missing: `test/runtimes/node_modules/${wrapper} is not installed (run \`npm ci --prefix test/runtimes\`)`,
+    };
+  }
   const { version, optionalDependencies = {} } = readPackage(wrapperDir);
   for (const name of Object.keys(optionalDependencies)) {
-    const dir = path.join(REPO_ROOT, "node_modules", name);
+    const dir = path.join(modules, name);
     if (!existsSync(path.join(dir, "package.json"))) continue;
     const pkg = readPackage(dir);
     if (!allows(pkg.os, process.platform) || !allows(pkg.cpu, process.arch)) continue;
@@ -359,7 +365,9 @@ function wrapperBinary(wrapper: string, exe: string, fallback: string): Binary {
       if (existsSync(candidate) && statSync(candidate).size > 1_000_000) return { path: candidate, version };
     }
   }
-  return { missing: `no ${wrapper} ${version} binary for ${process.platform}-${process.arch} under node_modules` };
+  return {
+    missing: `no ${wrapper} ${version} binary for ${process.platform}-${process.arch} under test/runtimes/node_modules`,
+  };
 }
 
 /** Node.js `major` from test/runtimes/ (`node<major>-<platform>-<arch>`, an alias of `node-<platform>-<arch>`). */

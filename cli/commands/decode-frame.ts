@@ -2,10 +2,12 @@
 
 import type { Command } from "commander";
 import { HEADER_VERSION_EXCEPTIONS, type ApiCodecs, type Protocol } from "../../src/runtime/framing.js";
-import { CliError, contextOf, type CliIO } from "../context.js";
+import type { DecodeOptions } from "../../src/runtime/index.js";
+import { KafkaWireError } from "../../src/runtime/errors.js";
+import { CliError, contextOf, errorText, type CliIO } from "../context.js";
 import { decodeOptions, explainErrors, withDecodeFlags, type DecodeFlags } from "../decoding.js";
 import { closestNames, loadCodecs, parseVersion, SCHEMA_SET_HELP, withSchemaSet } from "../schema-set.js";
-import { eachLine, indentJson, parseHex, readAll, writeOut } from "../text-io.js";
+import { eachLine, indentJson, parseHex, readHex, writeOut } from "../text-io.js";
 
 interface FrameFlags extends DecodeFlags {
   readonly apiKey?: string;
@@ -36,12 +38,12 @@ async function decodeFrameCommand(io: CliIO, hex: string | undefined, flags: Fra
       ? undefined
       : { api: findApi(protocol, flags.apiKey), version: parseVersion(flags.apiVersion!) };
   const options = decodeOptions(flags);
-  const decodeOne = async (text: string, line?: number): Promise<void> => {
-    const frame = parseHex(text);
+  const decodeOne = async (input: string | Uint8Array, line?: number): Promise<void> => {
+    const frame = typeof input === "string" ? parseHex(input) : input;
     let json: string;
     let body: unknown;
     if (response === undefined) {
-      const d = protocol.decodeRequestFrame(frame, options);
+      const d = asRequest(protocol, frame, options);
       const v = d.header.requestApiVersion;
       json =
         `{"api":${JSON.stringify(d.api.name)},"apiKey":${d.api.apiKey},"apiVersion":${v},` +
@@ -64,7 +66,29 @@ async function decodeFrameCommand(io: CliIO, hex: string | undefined, flags: Fra
     if (flags.explainErrors === true) await explainErrors(io, body, line);
   };
   if (flags.jsonl === true) await eachLine(io, hex, "hex", decodeOne);
-  else await decodeOne(hex ?? (await readAll(io.stdin, "hex")));
+  else await decodeOne(hex ?? (await readHex(io.stdin, "hex")));
+}
+
+/**
+ * Decodes `frame` as a request frame. A response frame read so fails somewhere in the body its
+ * first bytes seem to announce, so the error says what was assumed and how to read a response.
+ * @throws CliError with the codec's error and that hint (the size prefix's errors, at byte 0, as they are).
+ */
+function asRequest(protocol: Protocol, frame: Uint8Array, options: DecodeOptions) {
+  try {
+    return protocol.decodeRequestFrame(frame, options);
+  } catch (error) {
+    if (!(error instanceof KafkaWireError) || error.offset === 0 || frame.length < 8) throw error;
+    const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+    const apiKey = view.getInt16(4);
+    const version = view.getInt16(6);
+    const api = protocol.apis.get(apiKey);
+    const assumed = api === undefined ? `api key ${apiKey}` : `${api.name}Request v${version} (api key ${apiKey})`;
+    throw new CliError(
+      `${errorText(error)} (read as a request frame: its header says ${assumed}; ` +
+        "a response frame has no api key in its header: give --api-key <key> --api-version <version> of the request it answers)",
+    );
+  }
 }
 
 /** The API `text` names: an api key number, or an API name (`Metadata`, `MetadataRequest`, any case). */
@@ -101,7 +125,7 @@ export function registerDecodeFrame(program: Command): void {
     .addHelpText(
       "after",
       "\nA request frame names its api key and version in its header; a response frame does not, so give\n" +
-        "--api-key and --api-version for one. Needs a schema set with the RequestHeader and\n" +
+        "--api-key and --api-version for one (without them, the frame is read as a request). Needs a schema set with the RequestHeader and\n" +
         "ResponseHeader schemas (Kafka's clients/src/main/resources/common/message has them).\n\n" +
         "Examples:\n  kafka-wire decode-frame 0000000e00030004000000010002686900000000 --kafka 4.1.0\n" +
         "  kafka-wire decode-frame <hex> --api-key Metadata --api-version 12 --kafka 4.1.0\n" +

@@ -4,7 +4,7 @@ import type { Command } from "commander";
 import { contextOf, type CliIO } from "../context.js";
 import { decodeOptions, explainErrors, withDecodeFlags, type DecodeFlags } from "../decoding.js";
 import { findCodec, loadCodecs, parseVersion, SCHEMA_SET_HELP, withSchemaSet } from "../schema-set.js";
-import { eachLine, indentJson, parseHex, readAll, writeOut } from "../text-io.js";
+import { eachLine, indentJson, parseHex, readHex, writeOut } from "../text-io.js";
 
 async function decodeCommand(
   io: CliIO,
@@ -17,14 +17,14 @@ async function decodeCommand(
   const codec = findCodec(codecs, name);
   const version = parseVersion(versionText);
   const options = decodeOptions(flags);
-  const decodeOne = async (text: string, line?: number): Promise<void> => {
-    const message = codec.decode(parseHex(text), version, options);
+  const decodeOne = async (input: string | Uint8Array, line?: number): Promise<void> => {
+    const message = codec.decode(typeof input === "string" ? parseHex(input) : input, version, options);
     const json = codec.toJson(message, version);
     await writeOut(io.stdout, (flags.jsonl === true ? json : indentJson(json)) + "\n");
     if (flags.explainErrors === true) await explainErrors(io, message, line);
   };
   if (flags.jsonl === true) await eachLine(io, hex, "hex", decodeOne);
-  else await decodeOne(hex ?? (await readAll(io.stdin, "hex")));
+  else await decodeOne(hex ?? (await readHex(io.stdin, "hex")));
 }
 
 /** Registers `decode` on the program. */

@@ -10,20 +10,33 @@ import {
   withSchemaSet,
   type SchemaSetFlags,
 } from "../schema-set.js";
-import { eachLine, readAll, toHex, writeOut } from "../text-io.js";
+import { template, withDefaults } from "../json-defaults.js";
+import { eachLine, indentJson, readAll, toHex, writeOut } from "../text-io.js";
+
+interface EncodeFlags extends SchemaSetFlags {
+  readonly jsonl?: boolean;
+  readonly strict?: boolean;
+  readonly template?: boolean;
+}
 
 async function encodeCommand(
   io: CliIO,
   name: string,
   versionText: string,
   json: string | undefined,
-  flags: SchemaSetFlags & { readonly jsonl?: boolean },
+  flags: EncodeFlags,
 ): Promise<void> {
   const codecs = await loadCodecs(io, flags);
   const codec = findCodec(codecs, name);
   const version = parseVersion(versionText);
+  if (flags.template === true) {
+    if (json !== undefined) throw new CliError("--template prints a message to fill in: give it without JSON");
+    // The codec checks the version (UNSUPPORTED_VERSION) as it writes the JSON form.
+    await writeOut(io.stdout, indentJson(template(codec, version)) + "\n");
+    return;
+  }
   const encodeOne = async (text: string): Promise<void> => {
-    const message = codec.fromJson(text, version);
+    const message = codec.fromJson(flags.strict === true ? text : withDefaults(codec, text, version), version);
     await writeOut(io.stdout, toHex(codec.encode(message, version)) + "\n");
   };
   if (flags.jsonl === true) {
@@ -46,14 +59,19 @@ export function registerEncode(program: Command): void {
       .argument("[json]", "the message as JSON; read from stdin when omitted"),
   )
     .option("--jsonl", "one JSON object per input line; print one hex body per line")
+    .option(
+      "--strict",
+      "require every field of the version (as Kafka's JsonConverter does) instead of filling defaults",
+    )
+    .option("--template", "print the message with every field at its default, as JSON to fill in (arrays empty)")
     .addHelpText(
       "after",
-      "\nExample:\n  echo '{\"throttleTimeMs\":0, ...}' | kafka-wire encode StreamsGroupHeartbeatResponse 0\n" +
+      "\nFields the JSON leaves out, at any depth, take their schema defaults (as create() fills them).\n\n" +
+        "Examples:\n  kafka-wire encode StreamsGroupHeartbeatResponse 0 --template > response.json\n" +
+        '  echo \'{"memberId":"m1","memberEpoch":5}\' | kafka-wire encode StreamsGroupHeartbeatResponse 0\n' +
         SCHEMA_SET_HELP,
     )
-    .action(
-      async (name: string, version: string, json: string | undefined, flags: SchemaSetFlags, command: Command) => {
-        await encodeCommand(contextOf(command).io, name, version, json, flags);
-      },
-    );
+    .action(async (name: string, version: string, json: string | undefined, flags: EncodeFlags, command: Command) => {
+      await encodeCommand(contextOf(command).io, name, version, json, flags);
+    });
 }

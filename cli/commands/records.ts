@@ -30,6 +30,7 @@ interface RecordsFlags extends SchemaSetFlags {
   readonly topic?: string;
   readonly skipCrc?: boolean;
   readonly lenient?: boolean;
+  readonly allowIncompleteTail?: boolean;
 }
 
 const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
@@ -176,10 +177,26 @@ async function recordsCommand(context: CliContext, hex: string | undefined, flag
     }
   }
   if (set.incompleteTail > 0) {
-    context.io.stderr.write(
-      `note: the last ${set.incompleteTail} bytes are an incomplete batch (a fetch cut short), not shown\n`,
-    );
+    const tail = incompleteTailText(bytes, set.validBytes);
+    // Strict by default, as decode is with trailing bytes: a cut-short fetch is normal, a length
+    // that no data follows (0x7fffffff) is as likely a corrupt record set.
+    if (flags.allowIncompleteTail !== true) {
+      throw new CliError(
+        `${tail}; a fetch response cut short by its max bytes ends so: pass --allow-incomplete-tail to accept it`,
+      );
+    }
+    context.io.stderr.write(`note: ${tail} (a fetch cut short), not shown\n`);
   }
+}
+
+/** What the incomplete last batch at `start` is: its declared length against the bytes that follow. */
+function incompleteTailText(bytes: Uint8Array, start: number): string {
+  const count = bytes.length - start;
+  const head = `the last ${count} bytes are an incomplete batch`;
+  // baseOffset (int64), then the batch length (int32): the bytes after it.
+  if (count < 12) return `${head} (too short for a batch header: 12 bytes)`;
+  const declared = new DataView(bytes.buffer, bytes.byteOffset + start + 8, 4).getInt32(0);
+  return `${head} (its length at byte offset ${start + 8} says ${declared} bytes follow, ${count - 12} do)`;
 }
 
 /** Registers `records` on the program. */
@@ -201,6 +218,10 @@ export function registerRecords(program: Command): void {
     .option("--topic <name>", "also decode each key/value as a record of this internal topic (e.g. __consumer_offsets)")
     .option("--skip-crc", "do not verify batch CRCs (as a consumer with check.crcs=false)")
     .option("--lenient", "read what Kafka's Java reader tolerates (see decodeRecords' `lenient`)")
+    .option(
+      "--allow-incomplete-tail",
+      "accept an incomplete last batch (a fetch response cut short by its max bytes): noted on stderr, exit 0",
+    )
     .addHelpText(
       "after",
       "\nint64 values print as decimal strings. Compressed batches (gzip, snappy, lz4, zstd) decode with\n" +

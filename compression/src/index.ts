@@ -9,6 +9,8 @@
  * compress), lz4 (Kafka's frame around lz4js blocks; our bounded block decoder), zstd (the
  * reference library as WebAssembly, @bokuweb/zstd-wasm, behind our walk of every frame header).
  * No native build.
+ *
+ * @module kafka-wire-compression
  */
 import { gzip } from "./gzip.js";
 import { lz4 } from "./lz4.js";

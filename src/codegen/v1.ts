@@ -11,6 +11,8 @@
  * generated decoders read runs of fixed-size integers straight from `r.buf` (the whole input
  * view) at absolute offsets from `r.pos`, after one bounds check against `r.end`, and then set
  * `r.pos` past them.
+ *
+ * @module kafka-wire/codegen/v1
  */
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { MessageCodec } from "../runtime/codec.js";

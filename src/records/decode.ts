@@ -66,7 +66,7 @@ export interface DecodeRecordsOptions {
   /**
    * Decodes the value of a control record that is not a transaction marker (the KRaft types
    * LEADER_CHANGE ... KRAFT_VOTERS, and unknown types); its result is the record's
-   * `control.decoded`. E.g. `(type, value) => type === "LEADER_CHANGE" ? LeaderChangeMessage.decode(value, 0) : undefined`
+   * `control.decoded`. E.g. `(type, _typeId, value) => type === "LEADER_CHANGE" && value !== null ? LeaderChangeMessage.decode(value, 0) : undefined`
    * with codecs generated from Kafka's raft schemas. A throw fails the decode (as a KafkaRecordsError).
    */
   readonly controlDecoder?: (type: ControlRecordTypeName, typeId: number, value: Uint8Array | null) => unknown;

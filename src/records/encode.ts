@@ -35,7 +35,12 @@ export interface RecordInit {
   /** null (default: a tombstone) or bytes/text. */
   readonly value?: BytesInit | null;
   /** In order; keys may repeat, values may be null. */
-  readonly headers?: readonly { readonly key: string; readonly value: BytesInit | null }[];
+  readonly headers?: readonly {
+    /** The header key (UTF-8). */
+    readonly key: string;
+    /** The header value, or null. */
+    readonly value: BytesInit | null;
+  }[];
 }
 
 /** A batch to write: Kafka's header field names; everything but `records` is optional. */
@@ -50,6 +55,7 @@ export interface RecordBatchInit {
   readonly compressionLevel?: number;
   /** Default `"CreateTime"`. */
   readonly timestampType?: "CreateTime" | "LogAppendTime";
+  /** Attribute bit 4: written by a transactional producer (default false). */
   readonly isTransactional?: boolean;
   /** Only with `validation: "log"`: producers may not write control batches. */
   readonly isControl?: boolean;
@@ -69,6 +75,7 @@ export interface RecordBatchInit {
   readonly baseSequence?: number;
   /** When given, must equal `records.length`. */
   readonly recordCount?: number;
+  /** The records, in offset order (offset deltas 0, 1, …). */
   readonly records: readonly RecordInit[];
 }
 
@@ -483,7 +490,9 @@ export interface BatchHeaderUpdate {
   readonly partitionLeaderEpoch?: number;
   /** Sets the timestamp type and maxTimestamp (`setMaxTimestamp`, e.g. LogAppendTime with the append time): inside the CRC, so the CRC is recomputed. */
   readonly maxTimestamp?: {
+    /** The new timestamp type. */
     readonly timestampType: "CreateTime" | "LogAppendTime";
+    /** The new maxTimestamp (int64 ms). */
     readonly timestamp: bigint | number;
   };
 }
@@ -516,13 +525,19 @@ export function withBatchHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uin
 
 /** What {@link endTransactionMarker} writes (Kafka's `MemoryRecords.withEndTransactionMarker`). */
 export interface EndTransactionMarkerInit {
+  /** Which marker. */
   readonly type: "COMMIT" | "ABORT";
+  /** int64, default 0 (the broker assigns it on append). */
   readonly baseOffset?: bigint | number;
   /** The batch and record timestamp (ms); default now. */
   readonly timestamp?: bigint | number;
+  /** int32, default -1. */
   readonly partitionLeaderEpoch?: number;
+  /** int64: the transactional producer's id. */
   readonly producerId: bigint | number;
+  /** int16: the producer's epoch. */
   readonly producerEpoch: number;
+  /** int32: the transaction coordinator's epoch. */
   readonly coordinatorEpoch: number;
   /** The marker value's int16 version, default 0. */
   readonly version?: number;

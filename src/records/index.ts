@@ -6,6 +6,8 @@
  *
  * The public API is this list, one export statement per module, one name per line (a new public
  * name is one line here; test/api-report.test.ts shows the change in api/records.api.md).
+ *
+ * @module kafka-wire/records
  */
 
 export { KafkaRecordsError } from "../runtime/errors.js";

@@ -7,7 +7,9 @@ import type { Compression } from "./codecs.js";
 
 /** A record header: keys are UTF-8 text, values bytes or null. Kafka keeps headers in stored order, repeats allowed. */
 export interface RecordHeader {
+  /** The header key (UTF-8). */
   readonly key: string;
+  /** The header value: a view into the input, or null. */
   readonly value: Uint8Array | null;
 }
 
@@ -60,9 +62,16 @@ export interface ControlRecord {
   readonly keyVersion: number;
   /** The key's int16 type id. */
   readonly typeId: number;
+  /** The type's name (`UNKNOWN` for ids Kafka does not define). */
   readonly type: ControlRecordTypeName;
   /** COMMIT/ABORT only. */
-  readonly marker?: { readonly version: number; readonly coordinatorEpoch: number };
+  /** COMMIT/ABORT only. */
+  readonly marker?: {
+    /** The marker value's int16 version. */
+    readonly version: number;
+    /** int32: the transaction coordinator's epoch. */
+    readonly coordinatorEpoch: number;
+  };
   /** KRaft types: the `controlDecoder`'s result. */
   readonly decoded?: unknown;
 }
@@ -91,25 +100,35 @@ export interface RecordBatchHeader {
   readonly batchLength: number;
   /** int32, -1 when none. */
   readonly partitionLeaderEpoch: number;
+  /** The format version: 2 (KIP-98). */
   readonly magic: 2;
   /** The stored CRC-32C, unsigned. */
   readonly crc: number;
   /** The raw int16 attributes. */
   readonly attributes: number;
+  /** The codec of attribute bits 0–2. */
   readonly compression: Compression;
+  /** Attribute bit 3. */
   readonly timestampType: "CreateTime" | "LogAppendTime";
+  /** Attribute bit 4: written by a transactional producer. */
   readonly isTransactional: boolean;
+  /** Attribute bit 5: the records are control records (transaction markers, KRaft). */
   readonly isControl: boolean;
   /** Attribute bit 6 (KIP-534): baseTimestamp then holds the delete horizon. */
   readonly hasDeleteHorizon: boolean;
   /** baseTimestamp when `hasDeleteHorizon`, else null. */
   readonly deleteHorizonMs: bigint | null;
+  /** int32: the last record's offset − baseOffset. */
   readonly lastOffsetDelta: number;
+  /** int64 ms: the first record's timestamp (the delete horizon when `hasDeleteHorizon`). */
   readonly baseTimestamp: bigint;
+  /** int64 ms: the largest record timestamp (the append time for LogAppendTime). */
   readonly maxTimestamp: bigint;
   /** int64, -1 when not idempotent. */
   readonly producerId: bigint;
+  /** int16, -1 when not idempotent. */
   readonly producerEpoch: number;
+  /** int32: the first record's sequence number, -1 when not idempotent. */
   readonly baseSequence: number;
   /** baseSequence + lastOffsetDelta (wrapping), or -1. */
   readonly lastSequence: number;
@@ -136,11 +155,13 @@ export interface RecordBatch extends RecordBatchHeader {
 
 /** One message of a legacy (magic 0/1) message set. */
 export interface LegacyRecord extends KafkaRecord {
+  /** The message format version. */
   readonly magic: 0 | 1;
   /** The stored CRC-32, unsigned. */
   readonly crc: number;
   /** The int8 attributes. */
   readonly attributes: number;
+  /** From attribute bit 3 (magic 1), or `NoTimestampType` (magic 0). */
   readonly timestampType: TimestampType;
 }
 
@@ -149,6 +170,7 @@ export interface LegacyRecord extends KafkaRecord {
  * or a compressed wrapper message, whose value holds the inner messages.
  */
 export interface LegacyBatch {
+  /** The message format version. */
   readonly magic: 0 | 1;
   /** The entry's int64 offset field; for a wrapper, the absolute offset of its last inner message. */
   readonly offset: bigint;
@@ -156,11 +178,15 @@ export interface LegacyBatch {
   readonly messageSize: number;
   /** The stored CRC-32, unsigned. */
   readonly crc: number;
+  /** The raw int8 attributes. */
   readonly attributes: number;
+  /** The codec of attribute bits 0–2 (a wrapper message when not `none`). */
   readonly compression: Compression;
+  /** From attribute bit 3 (magic 1), or `NoTimestampType` (magic 0). */
   readonly timestampType: TimestampType;
   /** Magic 1: the int64 timestamp field; magic 0: null. */
   readonly timestamp: bigint | null;
+  /** The message key: a view into the input, or null. */
   readonly key: Uint8Array | null;
   /** For a wrapper: the compressed payload. */
   readonly value: Uint8Array | null;
@@ -172,8 +198,11 @@ export interface LegacyBatch {
   readonly recordCount: number;
   /** @throws KafkaRecordsError `UNSUPPORTED_COMPRESSION` for a wrapper whose codec was not given. */
   readonly records: readonly LegacyRecord[];
+  /** True when `records` can be read (uncompressed, or decompressed with a codec). */
   readonly recordsAvailable: boolean;
+  /** The entry's own bytes (a view into the input). */
   readonly raw: Uint8Array;
+  /** Where the entry starts in the record set. */
   readonly byteOffset: number;
   /** offset + 1. */
   readonly nextOffset: bigint;

@@ -85,7 +85,12 @@ export interface MessageCodec<T, K extends number | null = number | null> {
    * wrong type are kept as they are, for encode to report with their path.
    */
   create(init?: Init<T>): T;
-  /** Kafka's JSON form (JsonConverter) of the message in `version`. @throws KafkaEncodeError */
+  /**
+   * Kafka's JSON form (JsonConverter) of the message in `version`, as JSON text (a string, not an
+   * object: int64 values are written as exact integers, which `JSON.parse` would round beyond
+   * 2^53; parse it with a lossless parser, or pass it to `fromJson`, to keep them).
+   * @throws KafkaEncodeError
+   */
   toJson(message: T, version: number): string;
   /**
    * Reads Kafka's JSON form, from text (numbers kept exact) or an already parsed object.
@@ -151,7 +156,12 @@ export interface MessageDefinition<T, K extends number | null = number | null> {
 function checkVersion(def: MessageDefinition<unknown>, version: number, decoding: boolean): void {
   const { lowest, highest } = def.validVersions;
   if (!Number.isInteger(version) || version < lowest || version > highest) {
-    const reason = `${def.name} has no version ${String(version)} (valid versions ${lowest}-${highest})`;
+    // A version from JSON or a command line may arrive as a string ("0"), which would otherwise
+    // read as a missing version 0.
+    const reason =
+      typeof version === "number"
+        ? `${def.name} has no version ${String(version)} (valid versions ${lowest}-${highest})`
+        : `the version must be a number, got ${typeof version} ${JSON.stringify(version) ?? String(version)} (${def.name} has versions ${lowest}-${highest})`;
     throw decoding
       ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1)
       : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);

@@ -4,6 +4,8 @@
  * so it runs in browsers, Deno, Bun and workers.
  *
  * What generated code imports is a separate, versioned contract: `kafka-wire/codegen/v1`.
+ *
+ * @module kafka-wire/runtime
  */
 export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireErrorCode } from "./errors.js";
 export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";

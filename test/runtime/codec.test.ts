@@ -344,6 +344,18 @@ describe("defineMessage", () => {
       expectError(() => Tiny.fromJson('{"id":1,"name":"abc"}', v), KafkaDecodeError, "UNSUPPORTED_VERSION");
     });
 
+    it('a version given as a string ("0") says it must be a number, on both sides', () => {
+      const e = expectError(() => Tiny.encode(msg, "0" as unknown as number), KafkaEncodeError, "UNSUPPORTED_VERSION");
+      expect(e.message).toBe('the version must be a number, got string "0" (Tiny has versions 0-1)');
+      const d = expectError(
+        () => Tiny.decode(bytes(ONE_ABC), "1" as unknown as number),
+        KafkaDecodeError,
+        "UNSUPPORTED_VERSION",
+      );
+      expect(d.message).toBe('the version must be a number, got string "1" (Tiny has versions 0-1)');
+      expectError(() => Tiny.toJson(msg, undefined as unknown as number), KafkaEncodeError, "UNSUPPORTED_VERSION");
+    });
+
     it("both ends of the range work", () => {
       expect(hex(Tiny.encode(msg, 0))).toBe(ONE_ABC);
       expect(hex(Tiny.encode(msg, 1))).toBe(ONE_ABC);
