@@ -3,8 +3,8 @@
  * (test/support/hostile-records.ts), each in a fresh Node process with a time limit, so that a
  * hang or a heap crash is measured instead of stopping the script. A measurement, not a test.
  *
- *   npx tsx scripts/measure-hostile.ts              every case, 20 s limit each
- *   npx tsx scripts/measure-hostile.ts --limit 5    another limit (seconds)
+ *   npx tsx bench/hostile.ts              every case, 20 s limit each
+ *   npx tsx bench/hostile.ts --limit 5    another limit (seconds)
  *
  * Prints one line per case: input bytes, outcome (the error code, "ok", "TIMEOUT" or the crash),
  * wall time of the decode, and the child's peak RSS and heap-used growth (MiB).
