@@ -5,7 +5,7 @@
  * input and one set of options:
  * - `decodeRecords` throws a {@link KafkaRecordsError} (a code, a string path, a byte offset
  *   inside the input) and nothing else; it never returns a Promise (the codecs here are
- *   synchronous);
+ *   synchronous once zstd's WebAssembly has loaded: callers `await initZstd()` first);
  * - on success: `validBytes + incompleteTail` is the input length, the batches' raw bytes tile
  *   `validBytes`, reading every batch's records throws nothing but `UNSUPPORTED_COMPRESSION`
  *   (for a codec left out on purpose), and `encodeRecords(batches)` gives back the valid bytes;
@@ -13,8 +13,8 @@
  * - every decompression stays within the cap (the codecs are wrapped to measure their output),
  *   and the records kept are at most one per 7 bytes of input and decompressed data;
  * - the input is not modified, and one decode takes at most `msBase + msPerByte × (input +
- *   decompressed bytes)` (per decompressed byte too: fzstd, the zstd decompressor, spends a few
- *   µs per output byte on some corrupted frames, still bounded by the cap).
+ *   decompressed bytes)` (per decompressed byte too: decompressors spend time per output byte,
+ *   bounded by the cap).
  *
  * No vitest here: the long-running fuzzer imports this module under plain tsx.
  */
