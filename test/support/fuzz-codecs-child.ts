@@ -12,9 +12,20 @@
  * A decode that never returns never answers: the parent kills this process after its time limit.
  */
 
-import { codecs as allCodecs, initZstd } from "../../compression/src/index.js";
+import { pathToFileURL } from "node:url";
+import { codecs as ourCodecs, initZstd } from "../../compression/src/index.js";
 import { decodeRecords, type Codecs, type CompressionCodec, type RecordSet } from "../../src/records/index.js";
 import { checkRecordsCase, RECORDS_CAP, RecordsStats, type RecordsCase } from "./fuzz-records.js";
+
+/**
+ * The codecs under test: kafka-wire-compression's, or (for the target's own tests) the `codecs`
+ * export of the module named by KAFKA_WIRE_FUZZ_CODECS.
+ */
+const override = process.env["KAFKA_WIRE_FUZZ_CODECS"];
+const allCodecs: Codecs =
+  override === undefined || override === ""
+    ? ourCodecs
+    : ((await import(pathToFileURL(override).href)) as { codecs: Codecs }).codecs;
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) throw new Error("fuzz-codecs-child needs --expose-gc");
@@ -89,7 +100,7 @@ process.send!("ready");
 process.on("message", (m: RecordsCase) => {
   const stats = new RecordsStats();
   const t = performance.now();
-  checkRecordsCase(m, stats);
+  checkRecordsCase(m, stats, undefined, allCodecs);
   const ms = performance.now() - t;
   let h = hold(m, false);
   if (h.readGrowth >= 256 * 1024 || h.records >= 1000 || m.bytes.length + h.decompressed >= 64 * 1024) {

@@ -200,8 +200,12 @@ export class CodecFuzzRunner {
   #stderr = "";
   readonly limits: CodecFuzzLimits;
 
-  constructor(limits: CodecFuzzLimits = CODEC_FUZZ_LIMITS) {
+  readonly #codecsModule: string | undefined;
+
+  /** `codecsModule`: a module whose `codecs` export replaces kafka-wire-compression's in the child (the target's own tests). */
+  constructor(limits: CodecFuzzLimits = CODEC_FUZZ_LIMITS, codecsModule?: string) {
     this.limits = limits;
+    this.#codecsModule = codecsModule;
   }
 
   async #start(): Promise<ChildProcess> {
@@ -209,6 +213,7 @@ export class CodecFuzzRunner {
       execArgv: ["--import", "tsx", "--expose-gc", `--max-old-space-size=${this.limits.childHeapMb}`],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env: { ...process.env, KAFKA_WIRE_FUZZ_CODECS: this.#codecsModule ?? "" },
     });
     this.#stderr = "";
     child.stderr!.on("data", (d: Buffer) => {

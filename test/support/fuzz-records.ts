@@ -114,8 +114,8 @@ export const RECORDS_LIMITS: RecordsLimits = { msBase: 1000, msPerByte: 0.02 };
 /** Output bytes of the decompressions of one decode. */
 const sum = (a: readonly number[]) => a.reduce((x, n) => x + n, 0);
 
-/** The codecs of one decode, wrapped to check every output against the cap. */
-function measuredCodecs(all: boolean, outputs: number[]): Codecs {
+/** The codecs of one decode (from `base`), wrapped to check every output against the cap. */
+function measuredCodecs(base: Codecs, all: boolean, outputs: number[]): Codecs {
   const wrap = (c: CompressionCodec): CompressionCodec => ({
     compress: c.compress,
     decompress(data, options) {
@@ -125,15 +125,23 @@ function measuredCodecs(all: boolean, outputs: number[]): Codecs {
     },
   });
   const names: CompressionName[] = all ? ["gzip", "snappy", "lz4", "zstd"] : ["gzip"];
-  return Object.fromEntries(names.map((n) => [n, wrap(allCodecs[n]!)]));
+  return Object.fromEntries(names.map((n) => [n, wrap(base[n]!)]));
 }
 
 function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 }
 
-/** Runs one case through the oracle; records failures (by kind) in `stats`. */
-export function checkRecordsCase(c: RecordsCase, stats: RecordsStats, limits: RecordsLimits = RECORDS_LIMITS): void {
+/**
+ * Runs one case through the oracle; records failures (by kind) in `stats`. `codecs`: those under
+ * test (kafka-wire-compression's by default).
+ */
+export function checkRecordsCase(
+  c: RecordsCase,
+  stats: RecordsStats,
+  limits: RecordsLimits = RECORDS_LIMITS,
+  codecs: Codecs = allCodecs,
+): void {
   stats.inputs++;
   const fail = (kind: string, detail: string) => {
     const old = stats.failures.get(kind);
@@ -144,7 +152,7 @@ export function checkRecordsCase(c: RecordsCase, stats: RecordsStats, limits: Re
   const copy = c.bytes.slice();
   const outputs: number[] = [];
   const options = {
-    codecs: measuredCodecs(c.options.allCodecs, outputs),
+    codecs: measuredCodecs(codecs, c.options.allCodecs, outputs),
     lenient: c.options.lenient,
     verifyCrc: c.options.verifyCrc,
     maxDecompressedBytes: RECORDS_CAP,
