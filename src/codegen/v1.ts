@@ -30,6 +30,7 @@ export {
   arrayLength,
   checkNoTaggedFields,
   checkStruct,
+  ownUnknownTaggedFields,
   reserveLen,
   sizeBytes,
   sizeCompactBytes,
