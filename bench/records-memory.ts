@@ -3,11 +3,12 @@
  * decompress to the `maxDecompressedBytes` cap of minimal records.
  *
  *   node --expose-gc --import tsx bench/records-memory.ts            every case, each in a fresh process
- *   node --expose-gc --import tsx bench/records-memory.ts CASE MODE  one case (see CASES), MODE "all" | "first"
+ *   node --expose-gc --import tsx bench/records-memory.ts CASE MODE [MAX]  one case (see CASES), MODE "all" | "first",
+ *                                      MAX the maxRecords option (default: decodeRecords' default)
  *
  * For each case it prints the input size, the decode time, the heap the decoded set retains
  * (after a full GC, the set still alive; heapUsed + arrayBuffers), the peak RSS growth and the
- * retained heap per record. "first" reads only the first record of the first batch (a consumer
+ * retained heap per record. "first" reads only the first record `dataRecords` yields (a consumer
  * that stops early); "all" reads every batch's `records` array.
  *
  * This is a program, not a test: nothing here asserts a number.
@@ -17,7 +18,13 @@ import { execFileSync } from "node:child_process";
 import { gzipSync } from "node:zlib";
 import { codecs, initZstd } from "../compression/src/index.js";
 import { crc32, crc32c } from "../src/records/crc.js";
-import { decodeRecords, type LegacyBatch, type RecordBatch, type RecordSet } from "../src/records/index.js";
+import {
+  dataRecords,
+  decodeRecords,
+  type LegacyBatch,
+  type RecordBatch,
+  type RecordSet,
+} from "../src/records/index.js";
 
 const MIB = 1024 * 1024;
 /** Just under the default 64 MiB cap, so that strict decoding accepts the batch. */
@@ -118,7 +125,7 @@ const CASES: Record<string, { make: () => Promise<{ bytes: Uint8Array; records: 
   "zstd-strict": { make: zstdStrictRecords, lenient: false },
 };
 
-async function measure(name: string, mode: string): Promise<void> {
+async function measure(name: string, mode: string, maxRecords: number | undefined): Promise<void> {
   const c = CASES[name]!;
   const { bytes, records } = await c.make();
   const gc = (globalThis as { gc?: () => void }).gc!;
@@ -130,10 +137,10 @@ async function measure(name: string, mode: string): Promise<void> {
   let result: string;
   let set: RecordSet | undefined;
   try {
-    set = (await decodeRecords(bytes, { codecs, lenient: c.lenient })) as RecordSet;
+    set = (await decodeRecords(bytes, { codecs, lenient: c.lenient, maxRecords })) as RecordSet;
     const batches = set.batches as (RecordBatch | LegacyBatch)[];
     if (mode === "first") {
-      result = `first offset ${batches[0]!.records[0]!.offset}`;
+      result = `first offset ${dataRecords(set).next().value!.offset}`;
     } else {
       let count = 0;
       for (const b of batches) count += b.records.length;
@@ -152,7 +159,7 @@ async function measure(name: string, mode: string): Promise<void> {
   console.log(
     [
       name.padEnd(13),
-      mode.padEnd(6),
+      `${mode}${maxRecords === undefined ? "" : ` maxRecords ${maxRecords}`}`.padEnd(6),
       `input ${(bytes.length / 1024).toFixed(1)} KB`,
       `${records} records`,
       `${ms.toFixed(0)} ms`,
@@ -166,13 +173,13 @@ async function measure(name: string, mode: string): Promise<void> {
   if (set !== undefined && set.batches.length < 0) console.log(set);
 }
 
-const [name, mode] = process.argv.slice(2);
+const [name, mode, cap] = process.argv.slice(2);
 if (name !== undefined) {
-  await measure(name, mode ?? "all");
+  await measure(name, mode ?? "all", cap === undefined ? undefined : Number(cap));
 } else {
   for (const c of Object.keys(CASES)) {
-    for (const m of ["all", "first"]) {
-      const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, c, m], {
+    for (const args of [["all"], ["all", "Infinity"], ["first", "Infinity"]]) {
+      const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", import.meta.filename, c, ...args], {
         encoding: "utf8",
       });
       process.stdout.write(out);

@@ -24,6 +24,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import fc from "fast-check";
+import { initZstd } from "../compression/src/index.js";
 import { generate } from "../generator/generate.js";
 import { messages } from "../generated/index.js";
 import type { MessageCodec } from "../src/runtime/index.js";
@@ -146,6 +147,8 @@ if (args.records) {
 
 /** `--records`: the record-set oracle of test/support/fuzz-records.ts; exits 1 on any failure. */
 async function fuzzRecords(): Promise<void> {
+  // zstd's WebAssembly loads asynchronously; once loaded every codec the oracle uses is synchronous.
+  await initZstd();
   const dir = path.join(SHARED, "golden", "records");
   const vectors = existsSync(dir)
     ? readdirSync(dir)

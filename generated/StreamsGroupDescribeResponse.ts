@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownUnknownTaggedFields,
   readJsonArray,
   readJsonBool,
   readJsonInt,
@@ -446,7 +447,7 @@ function StreamsGroupDescribeResponse$size(v: StreamsGroupDescribeResponse, vers
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -473,7 +474,7 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -607,7 +608,8 @@ export function createStreamsGroupDescribeResponse(
     throttleTimeMs: init.throttleTimeMs === undefined ? 0 : init.throttleTimeMs,
     groups: init.groups === undefined ? [] : initStructs(init.groups, createDescribedGroup),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -645,7 +647,7 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
     size += 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -691,7 +693,7 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
     }
     f = "authorizedOperations";
     w.int32(v.authorizedOperations);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -979,7 +981,8 @@ export function createDescribedGroup(init: Init<DescribedGroup> = {}): Described
     members: init.members === undefined ? [] : initStructs(init.members, createMember),
     authorizedOperations: init.authorizedOperations === undefined ? -2147483648 : init.authorizedOperations,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1006,7 +1009,7 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1037,7 +1040,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
         i = -1;
       }
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1186,7 +1189,8 @@ export function createTopology(init: Init<Topology> = {}): Topology {
           ? null
           : initStructs(init.subtopologies, createSubtopology),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1241,7 +1245,7 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1295,7 +1299,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1568,7 +1572,8 @@ export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
     repartitionSourceTopics:
       init.repartitionSourceTopics === undefined ? [] : initStructs(init.repartitionSourceTopics, createTopicInfo),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1640,7 +1645,7 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1714,7 +1719,7 @@ function Member$write(w: Writer, v: Member, version: number): void {
     Assignment$write(w, v.targetAssignment, version);
     f = "isClassic";
     w.bool(v.isClassic);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2200,7 +2205,8 @@ export function createMember(init: Init<Member> = {}): Member {
       init.targetAssignment === undefined ? createAssignment() : initStruct(init.targetAssignment, createAssignment),
     isClassic: init.isClassic === undefined ? false : init.isClassic,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2214,7 +2220,7 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2234,7 +2240,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2338,7 +2344,8 @@ export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
     host: init.host === undefined ? "" : init.host,
     port: init.port === undefined ? 0 : init.port,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2353,7 +2360,7 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += 8;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2375,7 +2382,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.int32(v.partition);
     f = "offset";
     w.int64(v.offset);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2499,7 +2506,8 @@ export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
     partition: init.partition === undefined ? 0 : init.partition,
     offset: init.offset === undefined ? 0n : init.offset,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2543,7 +2551,7 @@ function Assignment$size(v: Assignment, version: number, lens: number[]): number
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2586,7 +2594,7 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2787,7 +2795,8 @@ export function createAssignment(init: Init<Assignment> = {}): Assignment {
     standbyTasks: init.standbyTasks === undefined ? [] : initStructs(init.standbyTasks, createTaskIds),
     warmupTasks: init.warmupTasks === undefined ? [] : initStructs(init.warmupTasks, createTaskIds),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2807,7 +2816,7 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2831,7 +2840,7 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
       w.uvarint(a.length + 1);
       w.int32Array(a);
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2957,7 +2966,8 @@ export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
     subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
     partitions: init.partitions === undefined ? [] : init.partitions,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2972,7 +2982,7 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.value, lens);
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2992,7 +3002,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -3091,7 +3101,8 @@ export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
     key: init.key === undefined ? "" : init.key,
     value: init.value === undefined ? "" : init.value,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -3117,7 +3128,7 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -3148,7 +3159,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -3317,7 +3328,8 @@ export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
     replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
     topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -3328,7 +3340,8 @@ export function createTopicPartitions(init: Init<TopicPartitions> = {}): TopicPa
     topicName: init.topicName === undefined ? "" : init.topicName,
     partitions: init.partitions === undefined ? [] : init.partitions,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -3357,4 +3370,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 8e538cece109b9ceb7e1.5536114be7cbeecd601c
+// kafka-wire fingerprint 5748516186badc6843c2.d657fe5f1ce5b6151357

@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownUnknownTaggedFields,
   readJsonArray,
   readJsonBool,
   readJsonInt,
@@ -466,7 +467,7 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -592,7 +593,7 @@ function StreamsGroupHeartbeatRequest$write(w: Writer, v: StreamsGroupHeartbeatR
     }
     f = "shutdownApplication";
     w.bool(v.shutdownApplication);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1293,7 +1294,8 @@ export function createStreamsGroupHeartbeatRequest(
           : initStructs(init.taskEndOffsets, createTaskOffset),
     shutdownApplication: init.shutdownApplication === undefined ? false : init.shutdownApplication,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1316,7 +1318,7 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1343,7 +1345,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1475,7 +1477,8 @@ export function createTopology(init: Init<Topology> = {}): Topology {
     epoch: init.epoch === undefined ? 0 : init.epoch,
     subtopologies: init.subtopologies === undefined ? [] : initStructs(init.subtopologies, createSubtopology),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1551,7 +1554,7 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1623,7 +1626,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1991,7 +1994,8 @@ export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
     copartitionGroups:
       init.copartitionGroups === undefined ? [] : initStructs(init.copartitionGroups, createCopartitionGroup),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2023,7 +2027,7 @@ function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: num
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2057,7 +2061,7 @@ function CopartitionGroup$write(w: Writer, v: CopartitionGroup, _version: number
       w.uvarint(a.length + 1);
       w.int16Array(a);
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2252,7 +2256,8 @@ export function createCopartitionGroup(init: Init<CopartitionGroup> = {}): Copar
     sourceTopicRegex: init.sourceTopicRegex === undefined ? [] : init.sourceTopicRegex,
     repartitionSourceTopics: init.repartitionSourceTopics === undefined ? [] : init.repartitionSourceTopics,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2267,7 +2272,7 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.value, lens);
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2287,7 +2292,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2386,7 +2391,8 @@ export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
     key: init.key === undefined ? "" : init.key,
     value: init.value === undefined ? "" : init.value,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2412,7 +2418,7 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2443,7 +2449,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2612,7 +2618,8 @@ export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
     replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
     topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2626,7 +2633,7 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2646,7 +2653,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2750,7 +2757,8 @@ export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
     host: init.host === undefined ? "" : init.host,
     port: init.port === undefined ? 0 : init.port,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2765,7 +2773,7 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += 8;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2787,7 +2795,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.int32(v.partition);
     f = "offset";
     w.int64(v.offset);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -2911,7 +2919,8 @@ export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
     partition: init.partition === undefined ? 0 : init.partition,
     offset: init.offset === undefined ? 0n : init.offset,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -2931,7 +2940,7 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -2955,7 +2964,7 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
       w.uvarint(a.length + 1);
       w.int32Array(a);
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -3081,7 +3090,8 @@ export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
     subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
     partitions: init.partitions === undefined ? [] : init.partitions,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -3111,4 +3121,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 4399ae89585ee5116459.4cd5845ad1dfbb672928
+// kafka-wire fingerprint 38295b2107b16d5c2953.97e847d5aca3cd1ca327

@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownUnknownTaggedFields,
   readJsonArray,
   readJsonInt,
   readJsonObject,
@@ -312,7 +313,7 @@ function StreamsGroupHeartbeatResponse$size(v: StreamsGroupHeartbeatResponse, ve
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -411,7 +412,7 @@ function StreamsGroupHeartbeatResponse$write(w: Writer, v: StreamsGroupHeartbeat
         i = -1;
       }
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -986,7 +987,8 @@ export function createStreamsGroupHeartbeatResponse(
           ? null
           : initStructs(init.partitionsByUserEndpoint, createEndpointToPartitions),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1022,7 +1024,7 @@ function EndpointToPartitions$size(v: EndpointToPartitions, version: number, len
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1058,7 +1060,7 @@ function EndpointToPartitions$write(w: Writer, v: EndpointToPartitions, version:
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1233,7 +1235,8 @@ export function createEndpointToPartitions(init: Init<EndpointToPartitions> = {}
     standbyPartitions:
       init.standbyPartitions === undefined ? [] : initStructs(init.standbyPartitions, createTopicPartition),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1247,7 +1250,7 @@ function Status$size(v: Status, _version: number, lens: number[]): number {
     size += sizeCompactString(v.statusDetail, lens);
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1267,7 +1270,7 @@ function Status$write(w: Writer, v: Status, _version: number): void {
     w.int8(v.statusCode);
     f = "statusDetail";
     w.compactString(v.statusDetail);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1371,7 +1374,8 @@ export function createStatus(init: Init<Status> = {}): Status {
     statusCode: init.statusCode === undefined ? 0 : init.statusCode,
     statusDetail: init.statusDetail === undefined ? "" : init.statusDetail,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1391,7 +1395,7 @@ function TopicPartition$size(v: TopicPartition, _version: number, lens: number[]
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1415,7 +1419,7 @@ function TopicPartition$write(w: Writer, v: TopicPartition, _version: number): v
       w.uvarint(a.length + 1);
       w.int32Array(a);
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1541,7 +1545,8 @@ export function createTopicPartition(init: Init<TopicPartition> = {}): TopicPart
     topic: init.topic === undefined ? "" : init.topic,
     partitions: init.partitions === undefined ? [] : init.partitions,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1561,7 +1566,7 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1585,7 +1590,7 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
       w.uvarint(a.length + 1);
       w.int32Array(a);
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1711,7 +1716,8 @@ export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
     subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
     partitions: init.partitions === undefined ? [] : init.partitions,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1725,7 +1731,7 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -1745,7 +1751,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -1849,7 +1855,8 @@ export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
     host: init.host === undefined ? "" : init.host,
     port: init.port === undefined ? 0 : init.port,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -1876,4 +1883,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint 128efea9cfd36ddebbcb.238014c636f84e446e19
+// kafka-wire fingerprint 1a61963e04c621740bbd.d15a476ac82d2e637b72

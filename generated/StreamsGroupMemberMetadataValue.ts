@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownUnknownTaggedFields,
   readJsonArray,
   readJsonInt,
   readJsonObject,
@@ -166,7 +167,7 @@ function StreamsGroupMemberMetadataValue$size(
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -207,7 +208,7 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
       }
       i = -1;
     }
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -485,7 +486,8 @@ export function createStreamsGroupMemberMetadataValue(
     userEndpoint: init.userEndpoint === undefined ? createEndpoint() : initStruct(init.userEndpoint, createEndpoint),
     clientTags: init.clientTags === undefined ? [] : initStructs(init.clientTags, createKeyValue),
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -499,7 +501,7 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -519,7 +521,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.int32(v.port);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -623,7 +625,8 @@ export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
     host: init.host === undefined ? "" : init.host,
     port: init.port === undefined ? 0 : init.port,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -638,7 +641,7 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.value, lens);
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -658,7 +661,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -757,7 +760,8 @@ export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
     key: init.key === undefined ? "" : init.key,
     value: init.value === undefined ? "" : init.value,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -783,4 +787,4 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
-// kafka-wire fingerprint 4331ecb8fc3cc66426ab.a0985194cd5576f3835e
+// kafka-wire fingerprint 5420a8dc456da312826f.065c98a08d10a77d17d0

@@ -220,8 +220,18 @@ describe("zstd", () => {
     // FHD 04: a content checksum follows the last block; 00000000 is not xxh64('ab')'s low 32 bits.
     const withChecksum = concat([0x28, 0xb5, 0x2f, 0xfd, 0x04, 0x00], [0x11, 0x00, 0x00], text("ab"), [0, 0, 0, 0]);
     expectCorrupt(() => zstdDecompress(withChecksum, MiB), 0, /checksum/);
-    // Declares 5 bytes (single segment), holds 2.
-    expectCorrupt(() => zstdDecompress(zstdSingleSegment(text("ab"), 5), MiB), 0, /does not decompress/);
+    // Declares 5 bytes (single segment), its one raw block holds 2: refused before allocating 5.
+    expectCorrupt(
+      () => zstdDecompress(zstdSingleSegment(text("ab"), 5), MiB),
+      0,
+      /declares 5 bytes, more than its blocks can produce \(2\)/,
+    );
+    // Declares 2, its block holds 3 (the window is the content size, so the block is also too big).
+    expectCorrupt(
+      () => zstdDecompress(zstdSingleSegment(text("abc"), 2), MiB),
+      6,
+      /larger than the frame's 2-byte blocks/,
+    );
   });
 
   it("block headers: the reserved type, sizes past the input or above the block maximum", () => {

@@ -209,4 +209,35 @@ describeShared("frame functions given the wrong kind of argument", "kafka-schema
     const frame = protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 1 }, {});
     expect(protocol.decodeRequestFrame(frame, null as never).header.correlationId).toBe(1);
   });
+
+  it("turn a throwing getter in the header or the body into a KafkaEncodeError with it as the cause", async () => {
+    const { protocol } = await corpusIndex();
+    const boom = new Error("boom");
+    const throwing = <T extends object>(base: T, key: string): T =>
+      Object.defineProperty({ ...base }, key, {
+        enumerable: true,
+        get() {
+          throw boom;
+        },
+      });
+    const header = { apiKey: 18, apiVersion: 3, correlationId: 1 };
+    const cases: (() => unknown)[] = [
+      () => protocol.encodeRequestFrame(throwing(header, "apiKey"), {}),
+      () => protocol.encodeRequestFrame(throwing(header, "clientId"), {}),
+      () => protocol.encodeRequestFrame(header, throwing({ clientSoftwareName: "kw" }, "clientSoftwareVersion")),
+      () => protocol.encodeResponseFrame(throwing(header, "correlationId"), {}),
+      () => protocol.encodeResponseFrame(header, throwing({ errorCode: 0 }, "apiKeys")),
+    ];
+    for (const f of cases) {
+      let error: unknown;
+      try {
+        f();
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(KafkaEncodeError);
+      expect((error as KafkaEncodeError).code).toBe("INVALID_VALUE");
+      expect((error as Error).cause).toBe(boom);
+    }
+  });
 });

@@ -7,17 +7,27 @@
  * A failure prints its seed, path and input, with the command that replays it.
  */
 
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   codecCaseArb,
   codecFuzzReport,
   codecFuzzSummary,
   CodecFuzzRunner,
+  CODEC_FUZZ_LIMITS,
   codecSeeds,
   newCodecFuzzStats,
   type CodecSeed,
 } from "./support/fuzz-codecs.js";
+import {
+  batchAround,
+  CODEC_ID,
+  fromHex,
+  lz4StoredFrame,
+  plainRecords,
+  SNAPPY_LOOP_HEX,
+} from "./support/hostile-records.js";
 import { describeShared } from "./support/shared.js";
 
 const SEED = Number(process.env["KAFKA_WIRE_FUZZ_SEED"] ?? 20261201);
@@ -57,5 +67,38 @@ describeShared("fuzz: compressed record sets in a child process, time and heap l
       ? `\nreplay: npm run fuzz:codecs -- --seed ${details.seed} --path ${details.counterexamplePath}\n`
       : "";
     expect(stats.failures.size, `seed ${SEED}${replay}${codecFuzzReport(stats)}`).toBe(0);
+  });
+});
+
+describe("the codec fuzz target itself: what it reports", () => {
+  // Codecs broken on purpose (support/fuzz-codecs-broken.ts), one per class of issue 17.
+  const broken = fileURLToPath(new URL("./support/fuzz-codecs-broken.ts", import.meta.url));
+  const runner = new CodecFuzzRunner({ ...CODEC_FUZZ_LIMITS, hangMs: 3000, childHeapMb: 128 }, broken);
+  afterAll(() => runner.close());
+  const options = { lenient: false, verifyCrc: true, allCodecs: true };
+
+  it("a decode that never returns: a hang, and the next input still runs", { timeout: 60_000 }, async () => {
+    const stats = newCodecFuzzStats();
+    const hang = await runner.check({ bytes: fromHex(SNAPPY_LOOP_HEX), options, source: "67-byte snappy" }, stats);
+    expect(hang.map((f) => f.kind)).toEqual(["hang"]);
+    expect(hang[0]!.hex).toBe(SNAPPY_LOOP_HEX);
+    // A fresh child: an uncompressed batch of 2 records passes.
+    const plain = batchAround(CODEC_ID.none, plainRecords(2, new TextEncoder().encode("v")), 2);
+    expect(await runner.check({ bytes: plain, options, source: "plain" }, stats)).toEqual([]);
+    expect(stats.counts.get("hang")?.n).toBe(1);
+  });
+
+  it("memory held past the decode: heap growth (8 MiB for a 90-byte lz4 batch)", { timeout: 60_000 }, async () => {
+    const stats = newCodecFuzzStats();
+    const bytes = batchAround(CODEC_ID.lz4, lz4StoredFrame(plainRecords(1, new TextEncoder().encode("v"))));
+    const failures = await runner.check({ bytes, options, source: "lz4" }, stats);
+    expect(failures.map((f) => f.kind)).toContain("heap growth (decode)");
+  });
+
+  it("a decode that exhausts the child's heap: a crash", { timeout: 60_000 }, async () => {
+    const stats = newCodecFuzzStats();
+    const bytes = batchAround(CODEC_ID.zstd, fromHex("28b52ffd00000100 00"));
+    const failures = await runner.check({ bytes, options, source: "zstd" }, stats);
+    expect(failures.map((f) => f.kind)).toEqual(["crash"]);
   });
 });

@@ -16,6 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { initZstd } from "../compression/src/index.js";
 import { messages } from "../generated/index.js";
 import type { MessageCodec } from "../src/runtime/index.js";
 import { corpusCodec } from "./support/corpus.js";
@@ -155,6 +156,8 @@ describeShared("fuzz: every message and version of Apache Kafka's schemas", "gol
 });
 
 describeShared("fuzz: record sets (decodeRecords)", "golden/records", (dir) => {
+  // zstd's WebAssembly loads asynchronously; once loaded every codec here is synchronous.
+  beforeAll(() => initZstd());
   const files = readdirSync(dir)
     .filter((f) => f.startsWith("records-") && f.endsWith(".json"))
     .sort();

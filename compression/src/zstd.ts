@@ -137,6 +137,10 @@ export function scanFrames(b: Uint8Array, maxBytes: number): ZstdFrame[] {
       if (b.length - p < 4) corrupt("zstd frame ends inside its content checksum", p);
       p += 4;
     }
+    // Checked before the decoder allocates the declared size: a frame cannot hold more than its blocks produce.
+    if (contentSize > blocksBound) {
+      corrupt(`zstd frame declares ${contentSize} bytes, more than its blocks can produce (${blocksBound})`, start);
+    }
     frames.push({ start, end: p, contentSize, blocksBound });
   }
   return frames;
@@ -189,7 +193,10 @@ function decompressFrames(data: Uint8Array, frames: readonly ZstdFrame[], maxByt
     const full = () =>
       capacity < bound
         ? tooLarge(maxBytes)
-        : new CorruptCompressedDataError(`zstd frame decompresses to more than its blocks allow`, f.start);
+        : new CorruptCompressedDataError(
+            `zstd frame decompresses to more than its content size or its blocks allow`,
+            f.start,
+          );
     const out = decompressFrame(data.subarray(f.start, f.end), capacity, f.start, full);
     if (out.length > capacity) throw full();
     total += out.length;

@@ -76,7 +76,7 @@ export class Defaults {
     this.isDefaultEmitted.add(struct);
     const parts = struct.fields.map((f) => `(${this.isDefault(f, `v.${f.propertyName}`)})`);
     if (this.ctx.hasTaggedSection(struct))
-      parts.push("(v._unknownTaggedFields === undefined || v._unknownTaggedFields.length === 0)");
+      parts.push(`(${this.ctx.rt("ownUnknownTaggedFields")}(v)?.length ?? 0) === 0`);
     this.ctx.functions.push(
       `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */\n` +
         `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${["v !== undefined", ...parts].join(" &&\n    ")};\n}`,
@@ -116,7 +116,7 @@ export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
     })
     .join("\n");
   const unknown = ctx.keepsUnknownTaggedFields(struct)
-    ? "  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;\n"
+    ? `  const unknown = ${ctx.rt("ownUnknownTaggedFields")}(init);\n  if (unknown !== undefined) v._unknownTaggedFields = unknown;\n`
     : "";
   return (
     `/** A new ${S}: the fields of \`init\`, and every field it omits (at any depth) at its schema default. */\n` +

@@ -108,7 +108,7 @@ export class EncodeEmitter {
       ctx,
       (c) => {
         size.line("let tagged = 0;");
-        write.line("const unknown = v._unknownTaggedFields;");
+        write.line(`const unknown = ${rt("ownUnknownTaggedFields")}(v);`);
         write.line(`${tagged.length > 0 ? "let" : "const"} tagged = unknown === undefined ? 0 : unknown.length;`);
         for (const field of tagged) {
           write.ifVersion(field.taggedVersions, c, () =>
@@ -140,7 +140,7 @@ export class EncodeEmitter {
           });
         }
         size.line('f = "_unknownTaggedFields";');
-        size.line("const unknown = v._unknownTaggedFields;");
+        size.line(`const unknown = ${rt("ownUnknownTaggedFields")}(v);`);
         size.block("if (unknown !== undefined)", () => {
           size.line("tagged += unknown.length;");
           size.line(`size += ${rt("sizeUnknownTaggedFields")}(unknown, ${knownTags});`);
@@ -154,7 +154,7 @@ export class EncodeEmitter {
         // Kafka refuses to drop tagged fields silently in a version without them, and so do we.
         if (flexible.intersect(ctx).isEmpty()) return;
         size.line('f = "_unknownTaggedFields";');
-        size.line(`${rt("checkNoTaggedFields")}(v._unknownTaggedFields, version);`);
+        size.line(`${rt("checkNoTaggedFields")}(${rt("ownUnknownTaggedFields")}(v), version);`);
       },
     );
   }

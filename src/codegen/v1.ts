@@ -32,6 +32,7 @@ export {
   arrayLength,
   checkNoTaggedFields,
   checkStruct,
+  ownUnknownTaggedFields,
   reserveLen,
   sizeBytes,
   sizeCompactBytes,

@@ -59,7 +59,9 @@ export interface DecodeRecordsOptions {
    * (read as no records), non-minimal varints and dropped high bits, negative lengths other than
    * -1 (read as null), offset deltas that do not increase or exceed lastOffsetDelta, CreateTime
    * records newer than maxTimestamp, invalid UTF-8 header keys (read with U+FFFD), short
-   * transaction markers, bytes after a legacy message's value. Default false: all are
+   * transaction markers, bytes after a legacy message's value, a negative lastOffsetDelta (Kafka's
+   * broker refuses it on produce: a consumer advancing to `nextOffset` would not move), legacy
+   * inner messages of another magic than their wrapper's. Default false: all are
    * `CORRUPT_RECORD` / `INVALID_VARINT` / `INVALID_LENGTH` / `INVALID_STRING` errors.
    */
   readonly lenient?: boolean;

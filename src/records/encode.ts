@@ -158,6 +158,30 @@ interface Prepared {
   recordsSize: number;
 }
 
+/** The options, checked: an options object whose values have the documented types. */
+function checkOptions(options: unknown): EncodeRecordBatchOptions {
+  if (options === undefined) return {};
+  if (options === null || typeof options !== "object") fail("the options must be an object (or omitted)", "options");
+  const o = options as EncodeRecordBatchOptions;
+  const validation: unknown = o.validation;
+  // A typo would otherwise silently switch the producer checks off.
+  if (validation !== undefined && validation !== "producer" && validation !== "log") {
+    fail(`validation must be "producer" or "log", got ${describe(validation)}`, "options.validation");
+  }
+  if (o.crc32c !== undefined && typeof o.crc32c !== "function") fail("crc32c must be a function", "options.crc32c");
+  return o;
+}
+
+function describe(v: unknown): string {
+  return typeof v === "string" ? JSON.stringify(v) : typeof v === "symbol" ? v.toString() : String(v);
+}
+
+/** A timestamp value: a bigint, or a number (checked as int64 where it is used). */
+function timestampValue(v: unknown, path: string): bigint | number {
+  if (typeof v !== "bigint" && typeof v !== "number") fail("must be a bigint (or a safe integer number)", path);
+  return v;
+}
+
 function prepare(init: RecordBatchInit, options: EncodeRecordBatchOptions): Prepared {
   if (init === null || typeof init !== "object" || !Array.isArray(init.records)) {
     fail("a record batch needs a records array", "records");
@@ -240,7 +264,7 @@ function prepare(init: RecordBatchInit, options: EncodeRecordBatchOptions): Prep
         timestamp = BigInt.asIntN(64, baseTimestamp + big);
       }
     } else {
-      const t = r.timestamp === undefined ? baseTimestamp : r.timestamp;
+      const t = r.timestamp === undefined ? baseTimestamp : timestampValue(r.timestamp, `${path}.timestamp`);
       const tNum = typeof t === "number" ? t : Number(t);
       if (baseSafe && Number.isSafeInteger(tNum) && Number.isSafeInteger(tNum - baseNum)) {
         if (typeof t === "number" || BigInt(tNum) === t) {
@@ -385,8 +409,50 @@ function writeHeader(
   v.setInt16(51, b.producerEpoch);
   v.setInt32(53, b.baseSequence);
   v.setInt32(57, recordCount);
-  v.setUint32(17, crc === undefined ? crc32c(out, 21) : crc(out.subarray(21)) >>> 0);
+  v.setUint32(17, crc === undefined ? crc32c(out, 21) : pluggedCrc(crc, out.subarray(21)));
   return out;
+}
+
+/** The CRC a `crc32c` option computes, checked: a non-number must not be written as CRC 0. */
+export function pluggedCrc(crc: (data: Uint8Array) => number, data: Uint8Array): number {
+  let got: unknown;
+  try {
+    got = crc(data);
+  } catch (e) {
+    if (e instanceof KafkaWireError) throw e;
+    throw new KafkaEncodeError(
+      "INVALID_VALUE",
+      `the crc32c option failed: ${(e as Error)?.message ?? String(e)}`,
+      -1,
+      "options.crc32c",
+      { cause: e },
+    );
+  }
+  if (typeof got !== "number" || !Number.isInteger(got)) {
+    fail(`the crc32c option returned ${describe(got)}, not an unsigned 32-bit integer`, "options.crc32c");
+  }
+  return got >>> 0;
+}
+
+/**
+ * Runs `f`, turning what is not a KafkaWireError (a throwing getter of the caller's, a value of a
+ * type no check expected) into a KafkaEncodeError, so callers only ever see ours.
+ */
+function guarded<T>(f: () => T, path = ""): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof KafkaWireError) throw e;
+    throw new KafkaEncodeError(
+      "INVALID_VALUE",
+      `value has the wrong shape: ${(e as Error)?.message ?? String(e)}`,
+      -1,
+      path,
+      {
+        cause: e,
+      },
+    );
+  }
 }
 
 /** True for batches `decodeRecords` returned (not copies made with spread syntax). */
@@ -418,7 +484,8 @@ export function encodeRecordBatch(
   options: EncodeRecordBatchOptions = {},
 ): Uint8Array | Promise<Uint8Array> {
   if (isDecoded(init)) return init.raw;
-  const b = prepare(init, options);
+  options = checkOptions(options);
+  const b = guarded(() => prepare(init, options));
   const n = b.records.length;
   if (b.compression === "none" || n === 0) {
     const out = new Uint8Array(RECORD_BATCH_OVERHEAD + b.recordsSize);
@@ -464,9 +531,18 @@ export function encodeRecords(
   batches: readonly (RecordBatchInit | RecordBatch | LegacyBatch | Uint8Array)[],
   options: EncodeRecordBatchOptions = {},
 ): Uint8Array | Promise<Uint8Array> {
-  const parts = batches.map((b) =>
-    b instanceof Uint8Array ? b : isDecoded(b) ? b.raw : encodeRecordBatch(b as RecordBatchInit, options),
-  );
+  if (!Array.isArray(batches)) fail("encodeRecords needs an array of batches", "batches");
+  options = checkOptions(options);
+  const parts = batches.map((b, i) => {
+    if (b instanceof Uint8Array) return b;
+    if (isDecoded(b)) return b.raw;
+    try {
+      return encodeRecordBatch(b as RecordBatchInit, options);
+    } catch (e) {
+      if (e instanceof KafkaWireError) e.prependPath(`batches[${i}]`);
+      throw e;
+    }
+  });
   const join = (done: Uint8Array[]) => {
     let size = 0;
     for (const p of done) size += p.length;
@@ -507,6 +583,11 @@ export function withBatchHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uin
   if (!(raw instanceof Uint8Array) || raw.length < RECORD_BATCH_OVERHEAD || raw[16] !== 2) {
     fail("withBatchHeader needs the bytes of a magic-2 record batch", "raw");
   }
+  if (update === null || typeof update !== "object") fail("the update must be an object", "update");
+  return guarded(() => applyHeader(raw, update));
+}
+
+function applyHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uint8Array {
   const out = raw.slice();
   const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
   if (update.baseOffset !== undefined) v.setBigInt64(0, int64(update.baseOffset, "baseOffset"));
@@ -514,7 +595,13 @@ export function withBatchHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uin
     v.setInt32(12, int32(update.partitionLeaderEpoch, "partitionLeaderEpoch", -1));
   }
   if (update.maxTimestamp !== undefined) {
+    if (update.maxTimestamp === null || typeof update.maxTimestamp !== "object") {
+      fail("maxTimestamp must be an object { timestampType, timestamp }", "maxTimestamp");
+    }
     const { timestampType, timestamp } = update.maxTimestamp;
+    if (timestampType !== "CreateTime" && timestampType !== "LogAppendTime") {
+      fail("timestampType must be CreateTime or LogAppendTime", "maxTimestamp.timestampType");
+    }
     const attributes = v.getInt16(21);
     v.setInt16(21, timestampType === "LogAppendTime" ? attributes | 0x08 : attributes & ~0x08);
     v.setBigInt64(35, int64(timestamp, "maxTimestamp.timestamp"));
@@ -549,6 +636,12 @@ export interface EndTransactionMarkerInit {
  * COMMIT 1), value `int16 version, int32 coordinatorEpoch`.
  */
 export function endTransactionMarker(init: EndTransactionMarkerInit): Uint8Array {
+  if (init === null || typeof init !== "object")
+    fail("endTransactionMarker needs an object { type, producerId, ... }", "");
+  return guarded(() => marker(init));
+}
+
+function marker(init: EndTransactionMarkerInit): Uint8Array {
   if (init.type !== "COMMIT" && init.type !== "ABORT") fail("type must be COMMIT or ABORT", "type");
   const key = new Uint8Array([0, 0, 0, init.type === "COMMIT" ? 1 : 0]);
   const value = new Uint8Array(6);

@@ -5,7 +5,7 @@
  */
 
 import type { EncodePlan, Init, MessageCodec } from "./codec.js";
-import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
+import { KafkaDecodeError, KafkaEncodeError, withPath } from "./errors.js";
 import { allocate } from "./pool.js";
 import type { DecodeOptions } from "./reader.js";
 
@@ -344,6 +344,41 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     return { header: header.message as ResponseHeaderFields, headerVersion, apiVersion, body: body.message };
   }
 
+  function encodeRequest(init: RequestHeaderInit, body: unknown): Uint8Array {
+    if (typeof init !== "object" || init === null) {
+      throw new KafkaEncodeError(
+        "INVALID_VALUE",
+        "the request header must be an object { apiKey, apiVersion, correlationId, clientId? }",
+        -1,
+      );
+    }
+    const { request } = api(init.apiKey);
+    const headerVersion = requestHeaderVersion(request, init.apiVersion);
+    const header: RequestHeaderFields = {
+      requestApiKey: init.apiKey,
+      requestApiVersion: init.apiVersion,
+      correlationId: init.correlationId,
+      clientId: init.clientId ?? null,
+    };
+    // Measure the body first, so that its errors come before the header's.
+    const bodyPlan = request.plan(withDefaults(request, body), init.apiVersion);
+    return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
+  }
+
+  function encodeResponse(init: Parameters<Protocol["encodeResponseFrame"]>[0], body: unknown): Uint8Array {
+    if (typeof init !== "object" || init === null) {
+      throw new KafkaEncodeError(
+        "INVALID_VALUE",
+        "the response header must be an object { apiKey, apiVersion, correlationId }",
+        -1,
+      );
+    }
+    const { response } = api(init.apiKey);
+    const headerVersion = responseHeaderVersion(response, init.apiVersion);
+    const bodyPlan = response.plan(withDefaults(response, body), init.apiVersion);
+    return sizePrefixed(responseHeader.plan({ correlationId: init.correlationId }, headerVersion), bodyPlan);
+  }
+
   const protocol: Protocol & { untyped: Protocol } = {
     get untyped() {
       return protocol;
@@ -351,24 +386,12 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     apis,
     api: (apiKey) => api(apiKey),
     encodeRequestFrame(init, body) {
-      if (typeof init !== "object" || init === null) {
-        throw new KafkaEncodeError(
-          "INVALID_VALUE",
-          "the request header must be an object { apiKey, apiVersion, correlationId, clientId? }",
-          -1,
-        );
+      try {
+        return encodeRequest(init, body);
+      } catch (e) {
+        // A throwing getter of the caller's (in the header or the body) ends as a KafkaEncodeError too.
+        throw withPath(e, "", -1, -1, false);
       }
-      const { request } = api(init.apiKey);
-      const headerVersion = requestHeaderVersion(request, init.apiVersion);
-      const header: RequestHeaderFields = {
-        requestApiKey: init.apiKey,
-        requestApiVersion: init.apiVersion,
-        correlationId: init.correlationId,
-        clientId: init.clientId ?? null,
-      };
-      // Measure the body first, so that its errors come before the header's.
-      const bodyPlan = request.plan(withDefaults(request, body), init.apiVersion);
-      return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
     },
     decodeRequestFrame(frame, options) {
       checkFrame(frame);
@@ -398,17 +421,11 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
       };
     },
     encodeResponseFrame(init, body) {
-      if (typeof init !== "object" || init === null) {
-        throw new KafkaEncodeError(
-          "INVALID_VALUE",
-          "the response header must be an object { apiKey, apiVersion, correlationId }",
-          -1,
-        );
+      try {
+        return encodeResponse(init, body);
+      } catch (e) {
+        throw withPath(e, "", -1, -1, false);
       }
-      const { response } = api(init.apiKey);
-      const headerVersion = responseHeaderVersion(response, init.apiVersion);
-      const bodyPlan = response.plan(withDefaults(response, body), init.apiVersion);
-      return sizePrefixed(responseHeader.plan({ correlationId: init.correlationId }, headerVersion), bodyPlan);
     },
     decodeResponseFrame: decodeResponse,
     decodeApiVersionsResponseFrame(frame, requestedVersion, options) {

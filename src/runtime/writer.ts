@@ -211,6 +211,18 @@ export function reserveLen(lens: number[]): number {
 }
 
 /**
+ * A struct's `_unknownTaggedFields`, read as an own property only: one inherited from a prototype
+ * (a polluted `Object.prototype`) is none, so it cannot add tagged fields to every struct. The
+ * ownership check runs only when the property read finds something.
+ */
+export function ownUnknownTaggedFields(v: {
+  readonly _unknownTaggedFields?: UnknownTaggedField[];
+}): UnknownTaggedField[] | undefined {
+  const fields = v._unknownTaggedFields;
+  return fields === undefined || Object.hasOwn(v, "_unknownTaggedFields") ? fields : undefined;
+}
+
+/**
  * Size of the unknown tagged fields (tag, size, data each); checks that they are in ascending
  * order and do not reuse a known tag of this struct.
  */

@@ -5,10 +5,12 @@
  * - a per-input time limit: no answer within {@link CodecFuzzLimits.hangMs} is a failure
  *   ("hang"), the child is killed and a new one started; below it, the in-process oracle's own
  *   bound (test/support/fuzz-records.ts: `msBase + msPerByte × bytes`) applies;
- * - a heap-growth limit: the heap still used once the record set and every record are held (V8
- *   heap after a full GC, plus ArrayBuffers) may grow by at most `heapBase + heapPerByte ×
- *   (input + decompressed bytes)`; a child that dies at its `--max-old-space-size` is a failure
- *   ("crash");
+ * - a heap-growth limit, in two steps (V8 heap after a full GC, plus ArrayBuffers): the record
+ *   set as `decodeRecords` returns it may hold at most `heapBase + heapPerByte × (input +
+ *   decompressed bytes)` (what a decode costs before anyone reads a record: issue 17's class 3,
+ *   every record built up front, fails here), and with every record read and kept, `perRecord`
+ *   more for each record (the objects a consumer asked for); a child that dies at its
+ *   `--max-old-space-size` is a failure ("crash");
  * - and everything the record-set oracle of fuzz-records.ts checks (typed errors only, in-range
  *   offsets, the cap, tiling, pass-through, records per byte, input left unmodified).
  *
@@ -41,19 +43,24 @@ export interface CodecFuzzLimits {
   readonly heapBase: number;
   /** Heap growth allowed per input or decompressed byte. */
   readonly heapPerByte: number;
+  /** Heap growth allowed per record read and kept, on top. */
+  readonly perRecord: number;
   /** The child's V8 old-space limit (MB): a decode past it kills the child. */
   readonly childHeapMb: number;
 }
 
 /**
- * Kafka's golden record sets keep at most 1.5 bytes of heap per input and decompressed byte; the
- * class-3 inputs of issue 17 kept 7–8 (213 bytes per legacy inner message of 26, 73 per magic-2
- * record of 9). 4 per byte plus 1 MiB separates them.
+ * Measured: Kafka's golden record sets hold at most 1.5 bytes of heap per input and decompressed
+ * byte with every record read; the class-3 inputs of issue 17 held 7–8 from `decodeRecords`
+ * alone before the fix (213 bytes per legacy inner message of 26, 73 per magic-2 record of 9,
+ * all built up front), and a magic-2 record read costs about 85 bytes after it. 4 per byte plus
+ * 1 MiB, and 128 per record read, separate them.
  */
 export const CODEC_FUZZ_LIMITS: CodecFuzzLimits = {
   hangMs: 10_000,
   heapBase: 1 << 20,
   heapPerByte: 4,
+  perRecord: 128,
   childHeapMb: 512,
 };
 
@@ -149,7 +156,8 @@ export function codecCaseArb(seeds: readonly CodecSeed[]): fc.Arbitrary<RecordsC
 export interface ChildResult {
   readonly failures: RecordsFailure[];
   readonly decoded: boolean;
-  readonly heapGrowth: number;
+  readonly decodeGrowth: number;
+  readonly readGrowth: number;
   readonly decompressed: number;
   readonly records: number;
   readonly ms: number;
@@ -192,8 +200,12 @@ export class CodecFuzzRunner {
   #stderr = "";
   readonly limits: CodecFuzzLimits;
 
-  constructor(limits: CodecFuzzLimits = CODEC_FUZZ_LIMITS) {
+  readonly #codecsModule: string | undefined;
+
+  /** `codecsModule`: a module whose `codecs` export replaces kafka-wire-compression's in the child (the target's own tests). */
+  constructor(limits: CodecFuzzLimits = CODEC_FUZZ_LIMITS, codecsModule?: string) {
     this.limits = limits;
+    this.#codecsModule = codecsModule;
   }
 
   async #start(): Promise<ChildProcess> {
@@ -201,6 +213,7 @@ export class CodecFuzzRunner {
       execArgv: ["--import", "tsx", "--expose-gc", `--max-old-space-size=${this.limits.childHeapMb}`],
       serialization: "advanced",
       stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env: { ...process.env, KAFKA_WIRE_FUZZ_CODECS: this.#codecsModule ?? "" },
     });
     this.#stderr = "";
     child.stderr!.on("data", (d: Buffer) => {
@@ -255,16 +268,25 @@ export class CodecFuzzRunner {
       failures.push(...outcome.failures);
       if (outcome.decoded) stats.decoded++;
       else stats.rejected++;
+      const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+      const what = `${c.bytes.length} bytes in and ${outcome.decompressed} decompressed`;
       const allowed = this.limits.heapBase + this.limits.heapPerByte * (c.bytes.length + outcome.decompressed);
-      if (outcome.heapGrowth > allowed) {
+      if (outcome.decodeGrowth > allowed) {
         fail(
-          "heap growth",
-          `${(outcome.heapGrowth / 2 ** 20).toFixed(1)} MiB held for ${c.bytes.length} bytes in and ${outcome.decompressed} decompressed (${outcome.records} records); allowed ${(allowed / 2 ** 20).toFixed(1)} MiB`,
+          "heap growth (decode)",
+          `${mib(outcome.decodeGrowth)} held by the set for ${what}; allowed ${mib(allowed)}`,
         );
       }
-      if (outcome.heapGrowth > stats.maxHeapGrowth) {
-        stats.maxHeapGrowth = outcome.heapGrowth;
-        stats.maxHeapLabel = `${c.source}, ${c.bytes.length} bytes`;
+      const allowedRead = allowed + this.limits.perRecord * outcome.records;
+      if (outcome.readGrowth > allowedRead) {
+        fail(
+          "heap growth (records read)",
+          `${mib(outcome.readGrowth)} held with its ${outcome.records} records for ${what}; allowed ${mib(allowedRead)}`,
+        );
+      }
+      if (outcome.readGrowth > stats.maxHeapGrowth) {
+        stats.maxHeapGrowth = outcome.readGrowth;
+        stats.maxHeapLabel = `${c.source}, ${c.bytes.length} bytes, ${outcome.records} records`;
       }
       if (outcome.ms > stats.maxMs) {
         stats.maxMs = outcome.ms;

@@ -5,7 +5,7 @@
  * input and one set of options:
  * - `decodeRecords` throws a {@link KafkaRecordsError} (a code, a string path, a byte offset
  *   inside the input) and nothing else; it never returns a Promise (the codecs here are
- *   synchronous);
+ *   synchronous once zstd's WebAssembly has loaded: callers `await initZstd()` first);
  * - on success: `validBytes + incompleteTail` is the input length, the batches' raw bytes tile
  *   `validBytes`, reading every batch's records throws nothing but `UNSUPPORTED_COMPRESSION`
  *   (for a codec left out on purpose), and `encodeRecords(batches)` gives back the valid bytes;
@@ -13,8 +13,8 @@
  * - every decompression stays within the cap (the codecs are wrapped to measure their output),
  *   and the records kept are at most one per 7 bytes of input and decompressed data;
  * - the input is not modified, and one decode takes at most `msBase + msPerByte × (input +
- *   decompressed bytes)` (per decompressed byte too: fzstd, the zstd decompressor, spends a few
- *   µs per output byte on some corrupted frames, still bounded by the cap).
+ *   decompressed bytes)` (per decompressed byte too: decompressors spend time per output byte,
+ *   bounded by the cap).
  *
  * No vitest here: the long-running fuzzer imports this module under plain tsx.
  */
@@ -114,8 +114,8 @@ export const RECORDS_LIMITS: RecordsLimits = { msBase: 1000, msPerByte: 0.02 };
 /** Output bytes of the decompressions of one decode. */
 const sum = (a: readonly number[]) => a.reduce((x, n) => x + n, 0);
 
-/** The codecs of one decode, wrapped to check every output against the cap. */
-function measuredCodecs(all: boolean, outputs: number[]): Codecs {
+/** The codecs of one decode (from `base`), wrapped to check every output against the cap. */
+function measuredCodecs(base: Codecs, all: boolean, outputs: number[]): Codecs {
   const wrap = (c: CompressionCodec): CompressionCodec => ({
     compress: c.compress,
     decompress(data, options) {
@@ -125,15 +125,23 @@ function measuredCodecs(all: boolean, outputs: number[]): Codecs {
     },
   });
   const names: CompressionName[] = all ? ["gzip", "snappy", "lz4", "zstd"] : ["gzip"];
-  return Object.fromEntries(names.map((n) => [n, wrap(allCodecs[n]!)]));
+  return Object.fromEntries(names.map((n) => [n, wrap(base[n]!)]));
 }
 
 function hex(b: Uint8Array): string {
   return Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
 }
 
-/** Runs one case through the oracle; records failures (by kind) in `stats`. */
-export function checkRecordsCase(c: RecordsCase, stats: RecordsStats, limits: RecordsLimits = RECORDS_LIMITS): void {
+/**
+ * Runs one case through the oracle; records failures (by kind) in `stats`. `codecs`: those under
+ * test (kafka-wire-compression's by default).
+ */
+export function checkRecordsCase(
+  c: RecordsCase,
+  stats: RecordsStats,
+  limits: RecordsLimits = RECORDS_LIMITS,
+  codecs: Codecs = allCodecs,
+): void {
   stats.inputs++;
   const fail = (kind: string, detail: string) => {
     const old = stats.failures.get(kind);
@@ -144,7 +152,7 @@ export function checkRecordsCase(c: RecordsCase, stats: RecordsStats, limits: Re
   const copy = c.bytes.slice();
   const outputs: number[] = [];
   const options = {
-    codecs: measuredCodecs(c.options.allCodecs, outputs),
+    codecs: measuredCodecs(codecs, c.options.allCodecs, outputs),
     lenient: c.options.lenient,
     verifyCrc: c.options.verifyCrc,
     maxDecompressedBytes: RECORDS_CAP,

@@ -1,7 +1,7 @@
 /**
  * Hand-built hostile record sets for the compression codecs (issue 17), shared by the codec tests
  * (test/compression.test.ts), the fuzz target's seeds (test/support/fuzz-codecs.ts) and the
- * measurement script (scripts/measure-hostile.ts). Every payload is written byte by byte here,
+ * measurement script (bench/hostile.ts). Every payload is written byte by byte here,
  * with a comment saying what each byte means; the batch around it is a magic-2 header with a
  * correct CRC-32C, so that decoding reaches the codec.
  *

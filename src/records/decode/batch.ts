@@ -351,7 +351,8 @@ function parseRecords(
       start,
     );
   }
-  if (!budgeted) at.take(ctx, count, start);
+  // Not budgeted: `buf` is the batch itself (a compressed batch took its count before decompressing), byte 57 its recordCount.
+  if (!budgeted) at.take(ctx, count, 57);
   const createTime = batch.timestampType === "CreateTime";
   // Strict check of CreateTime timestamps against maxTimestamp, in doubles when exact.
   const baseTs = Number(batch.baseTimestamp);
@@ -509,7 +510,12 @@ export function decodeBatch(
     let computed: number;
     if (ctx.crc32c === undefined) computed = crc32c(raw, 21);
     else {
-      const got: unknown = ctx.crc32c(raw.subarray(21));
+      let got: unknown;
+      try {
+        got = ctx.crc32c(raw.subarray(21));
+      } catch (e) {
+        throw at.error("INVALID_VALUE", `the crc32c option failed: ${(e as Error)?.message ?? String(e)}`, 17, e);
+      }
       // A plug-in returning a non-number would otherwise compare as CRC 0.
       if (typeof got !== "number" || !Number.isInteger(got)) {
         throw at.error(

@@ -84,13 +84,16 @@ export class BatchPosition {
     return this.error("CORRUPT_RECORD", `unexpected failure: ${(e as Error)?.message ?? e}`, 0, e);
   }
 
-  /** Takes `count` records from the call's budget (before anything is allocated for them). */
-  take(ctx: Context, count: number, at: number): void {
+  /**
+   * Takes `count` records from the call's budget (before anything is allocated for them);
+   * `atLeast`: the batch has `count` or more (a legacy wrapper, counted as it is read).
+   */
+  take(ctx: Context, count: number, at: number, atLeast = false): void {
     if (count > ctx.recordsLeft) {
-      const before = ctx.maxRecords - ctx.recordsLeft;
+      const total = ctx.maxRecords - ctx.recordsLeft + count;
       throw new KafkaDecodeError(
         "TOO_MANY_RECORDS",
-        `${before === 0 ? "" : `after ${before} records, `}${count} more exceed the maxRecords cap of ${ctx.maxRecords}`,
+        `${atLeast ? "over " : ""}${total - (atLeast ? 1 : 0)} records (this batch: ${atLeast ? "over " : ""}${count - (atLeast ? 1 : 0)}) exceed the maxRecords cap of ${ctx.maxRecords}; a larger maxRecords reads them`,
         at,
       );
     }

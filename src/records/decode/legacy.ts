@@ -261,7 +261,7 @@ function innerMessages(data: Uint8Array, wrapper: Legacy, ctx: Context, at: Batc
     if ((data[p + 17]! & 7) !== 0) {
       throw new KafkaDecodeError("CORRUPT_RECORD", "compressed message inside a compressed wrapper", p + 17);
     }
-    if (count === ctx.recordsLeft) at.take(ctx, count + 1, p); // throws TOO_MANY_RECORDS
+    if (count === ctx.recordsLeft) at.take(ctx, count + 1, p, true); // throws TOO_MANY_RECORDS
     if (count === positions.length) {
       const grown = new Int32Array(positions.length * 2);
       grown.set(positions);
