@@ -483,7 +483,13 @@ export class StreamsGroupCoordinator {
       this.ownersExcept(group, member.memberId),
       owned,
     );
-    if (nextState !== member) {
+    const moved =
+      nextState.memberEpoch !== member.memberEpoch ||
+      nextState.previousMemberEpoch !== member.previousMemberEpoch ||
+      nextState.state !== member.state ||
+      !sameTuple(nextState.assigned, member.assigned) ||
+      !sameTuple(nextState.pendingRevocation, member.pendingRevocation);
+    if (moved) {
       const wasUnrevoked = member.state === MEMBER_STATE.UNREVOKED_TASKS;
       Object.assign(member, nextState);
       records.push(this.currentAssignmentRecord(group, member));
