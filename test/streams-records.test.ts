@@ -124,7 +124,8 @@ describeShared("streams records through Kafka's group-coordinator schemas", "kaf
     for (const r of sim.batches.flat()) {
       const { key, value } = codec.encode(r);
       // Record type 19 through the seed's internalTopics, the others through Kafka's.
-      const through = r.recordType === 19 ? seedInternalTopics : internalTopics;
+      const through: InternalTopics =
+        r.recordType === 19 ? (seedInternalTopics as unknown as InternalTopics) : internalTopics;
       const d = through.decode("__consumer_offsets", key, value);
       expect([d.recordType, d.key, d.value]).toEqual([r.recordType, r.key, r.value]);
       expect(JSON.parse(through.toJson("__consumer_offsets", d as never)).keySchema).toBe(
