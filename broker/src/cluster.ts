@@ -22,11 +22,15 @@ import {
 } from "../../src/runtime/index.js";
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
+import { ProducerStates } from "./producers.js";
+import { TransactionCoordinator } from "./transactions.js";
 import { HandlerRegistry } from "./registry.js";
 import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
 import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
-import { registerAdminHandlers, topicConfig } from "./handlers/admin.js";
+import { registerAdminHandlers } from "./handlers/admin.js";
+import { registerTransactionHandlers } from "./handlers/transactions.js";
+import { topicConfig } from "./configs.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -161,6 +165,8 @@ export interface Partition {
   leader: number;
   leaderEpoch: number;
   readonly log: PartitionLog;
+  /** Producer ids, sequences and transactions of this partition. */
+  readonly producers: ProducerStates;
 }
 
 /** A topic. */
@@ -205,6 +211,7 @@ export class Cluster {
   readonly topics = new Map<string, Topic>();
   readonly topicsById = new Map<string, Topic>();
   readonly groups: GroupCoordinator;
+  readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
@@ -365,7 +372,15 @@ export class Cluster {
 
   /** A partition with these replicas, led by the first. */
   newPartition(index: number, replicas: number[]): Partition {
-    return { index, replicas, isr: [...replicas], leader: replicas[0]!, leaderEpoch: 0, log: new PartitionLog() };
+    return {
+      index,
+      replicas,
+      isr: [...replicas],
+      leader: replicas[0]!,
+      leaderEpoch: 0,
+      log: new PartitionLog(),
+      producers: new ProducerStates(),
+    };
   }
 
   /** Deletes a topic and its logs. Returns false when it does not exist. */
@@ -411,8 +426,14 @@ export class Cluster {
           if (b.lastOffset + 1n > cut) cut = b.lastOffset + 1n;
         }
       }
-      if (cut > log.logStartOffset) this.storedBytes -= log.deleteBefore(cut);
+      if (cut > log.logStartOffset) this.deleteRecordsBefore(p, cut);
     }
+  }
+
+  /** Moves a partition's log start offset forward (DeleteRecords, retention). */
+  deleteRecordsBefore(p: Partition, offset: bigint): void {
+    this.storedBytes -= p.log.deleteBefore(offset);
+    p.producers.truncateBefore(p.log.logStartOffset);
   }
 
   /** A timer cleared when the cluster closes (unref'd: it never keeps the process alive). */
@@ -511,6 +532,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   registerCoreHandlers(cluster);
   registerGroupHandlers(cluster);
   registerAdminHandlers(cluster);
+  registerTransactionHandlers(cluster);
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];

@@ -139,6 +139,8 @@ export function registerGroupHandlers(cluster: Cluster): void {
   });
 
   h.register(9, (req, ctx) => {
+    // v7+: requireStable asks for UNSTABLE_OFFSET_COMMIT where a transaction has offsets pending.
+    const stable = ctx.apiVersion >= 7 && req.requireStable;
     const fetchGroup = (groupId: string, wanted: { name: string; partitionIndexes: number[] }[] | null) => {
       const asked: [string, number[]][] =
         wanted === null ? [...groups.committedTopics(groupId)] : wanted.map((t) => [t.name, t.partitionIndexes]);
@@ -152,7 +154,10 @@ export function registerGroupHandlers(cluster: Cluster): void {
             committedLeaderEpoch: c?.leaderEpoch ?? -1,
             // Kafka's OffsetFetchResponse.NO_METADATA.
             metadata: c?.metadata ?? "",
-            errorCode: NONE,
+            errorCode:
+              stable && cluster.transactions.hasPendingOffset(groupId, name, partitionIndex)
+                ? errorCode("UNSTABLE_OFFSET_COMMIT")
+                : NONE,
           };
         }),
       }));
