@@ -15,7 +15,7 @@ import { startCluster, type Exchange } from "../broker/src/index.js";
 import type { InternalTopics, Protocol } from "../src/runtime/index.js";
 import { StreamsGroupMember } from "../broker/src/streams/member.js";
 import { StreamsGroups } from "../broker/src/streams/plugin.js";
-import type { Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
+import type { Topology } from "../broker/src/streams/messages.js";
 import type { TasksTuple } from "../broker/src/streams/tasks.js";
 
 /** One stateful subtopology: reads `orders` (6 partitions), keeps a store with a changelog. */

@@ -8,25 +8,19 @@
  * The rules and where they come from are listed in the README's "Streams groups" section.
  */
 
-import type {
-  KeyValue,
-  StreamsGroupHeartbeatRequest,
-  TaskOffset,
-  Topology,
-} from "../../../generated/StreamsGroupHeartbeatRequest.js";
 import {
-  createStreamsGroupHeartbeatResponse,
+  StreamsGroupDescribeResponse,
+  StreamsGroupHeartbeatResponse,
+  type DescribedGroup,
   type Endpoint,
   type EndpointToPartitions,
+  type KeyValue,
   type Status,
-  type StreamsGroupHeartbeatResponse,
-} from "../../../generated/StreamsGroupHeartbeatResponse.js";
-import type { StreamsGroupDescribeRequest } from "../../../generated/StreamsGroupDescribeRequest.js";
-import {
-  createStreamsGroupDescribeResponse,
-  type DescribedGroup,
-  type StreamsGroupDescribeResponse,
-} from "../../../generated/StreamsGroupDescribeResponse.js";
+  type StreamsGroupDescribeRequest,
+  type StreamsGroupHeartbeatRequest,
+  type TaskOffset,
+  type Topology,
+} from "./messages.js";
 import { ERROR_CODES } from "../../../src/error-codes.js";
 import { assignTasks, endOffsetsOf, isCaughtUp } from "./assignor.js";
 import { resolveStreamsGroupConfig, type StreamsGroupConfig } from "./config.js";
@@ -247,7 +241,7 @@ export class StreamsGroupCoordinator {
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
       return {
-        response: createStreamsGroupHeartbeatResponse({
+        response: StreamsGroupHeartbeatResponse.create({
           errorCode: errorCode(e.code),
           errorMessage: e.message,
           memberId: req.memberId,
@@ -589,7 +583,7 @@ export class StreamsGroupCoordinator {
       this.removeMember(g, m, records, true);
     }
     return {
-      response: createStreamsGroupHeartbeatResponse({
+      response: StreamsGroupHeartbeatResponse.create({
         memberId: req.memberId,
         memberEpoch: req.memberEpoch,
         heartbeatIntervalMs: this.config["group.streams.heartbeat.interval.ms"],
@@ -781,7 +775,7 @@ export class StreamsGroupCoordinator {
     const endpointsJson = json(endpoints);
     const sendEndpoints = m.sent.endpoints !== endpointsJson;
     m.sent.endpoints = endpointsJson;
-    return createStreamsGroupHeartbeatResponse({
+    return StreamsGroupHeartbeatResponse.create({
       memberId: m.memberId,
       memberEpoch: m.memberEpoch,
       currentAssignmentEpoch: g.assignmentEpoch,
@@ -912,7 +906,7 @@ export class StreamsGroupCoordinator {
           })),
       };
     });
-    return createStreamsGroupDescribeResponse({ groups });
+    return StreamsGroupDescribeResponse.create({ groups });
   }
 
   // ---------------------------------------------------------------- replay

@@ -13,20 +13,18 @@
 
 import net from "node:net";
 import {
-  createStreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatRequest,
+  StreamsGroupHeartbeatResponse,
   type Endpoint,
+  type EndpointToPartitions,
+  type Status,
+  type StreamsGroupDescribeResponse,
   type TaskOffset,
   type Topology,
-} from "../../../generated/StreamsGroupHeartbeatRequest.js";
-import {
-  StreamsGroupHeartbeatResponse,
-  type Status,
-  type StreamsGroupHeartbeatResponse as HeartbeatResponse,
-  type EndpointToPartitions,
-} from "../../../generated/StreamsGroupHeartbeatResponse.js";
+} from "./messages.js";
+
+type HeartbeatResponse = StreamsGroupHeartbeatResponse;
 import { FrameSplitter, type Protocol } from "../../../src/runtime/index.js";
-import type { StreamsGroupDescribeResponse } from "../../../generated/StreamsGroupDescribeResponse.js";
 import {
   encodeSeedRequestFrame,
   SEED_STREAMS_APIS,
@@ -118,7 +116,7 @@ export class StreamsMemberProtocol {
     const o = this.options;
     this.leaveSent = this.leaving !== null;
     if (this.leaving !== null)
-      return createStreamsGroupHeartbeatRequest({
+      return StreamsGroupHeartbeatRequest.create({
         groupId: o.groupId,
         memberId: o.memberId,
         memberEpoch: this.leaving === "static" ? -2 : -1,
@@ -127,7 +125,7 @@ export class StreamsMemberProtocol {
       });
     if (this.memberEpoch === 0) {
       this.ownedSent = EMPTY_TASKS;
-      return createStreamsGroupHeartbeatRequest({
+      return StreamsGroupHeartbeatRequest.create({
         groupId: o.groupId,
         memberId: o.memberId,
         memberEpoch: 0,
@@ -144,7 +142,7 @@ export class StreamsMemberProtocol {
         shutdownApplication: this.shutdownRequested,
       });
     }
-    const req = createStreamsGroupHeartbeatRequest({
+    const req = StreamsGroupHeartbeatRequest.create({
       groupId: o.groupId,
       memberId: o.memberId,
       memberEpoch: this.memberEpoch,

@@ -13,8 +13,7 @@
 
 import { decodeRecords, type RecordBatch } from "../../../src/records/index.js";
 import type { InternalTopics } from "../../../src/runtime/index.js";
-import type { StreamsGroupDescribeRequest } from "../../../generated/StreamsGroupDescribeRequest.js";
-import type { StreamsGroupHeartbeatRequest } from "../../../generated/StreamsGroupHeartbeatRequest.js";
+import type { StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest } from "./messages.js";
 import type { BrokerPlugin, Cluster } from "../cluster.js";
 import { errorCode } from "../errors.js";
 import { coordinatorFor, coordinatorPartition, COORDINATOR_TYPES } from "../handlers/coordinator.js";

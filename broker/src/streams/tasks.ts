@@ -5,7 +5,7 @@
  * the statuses of the StreamsGroupHeartbeat response.
  */
 
-import type { Subtopology, TaskIds, TopicInfo, Topology } from "../../../generated/StreamsGroupHeartbeatRequest.js";
+import type { Subtopology, TaskIds, TopicInfo, Topology } from "./messages.js";
 
 /** One task: `subtopologyId` × `partition`. */
 export interface Task {
