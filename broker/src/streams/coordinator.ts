@@ -46,6 +46,7 @@ import {
   toTaskIds,
   tupleFromWire,
   tupleToWire,
+  compileRegex,
   validateTopology,
   type ResolvedTopology,
   type TasksTuple,
@@ -643,7 +644,7 @@ export class StreamsGroupCoordinator {
     for (const s of g.topology!.subtopologies) {
       for (const t of s.sourceTopics) names.add(t);
       for (const r of s.sourceTopicRegex) {
-        const re = new RegExp(`^(?:${r})$`, "u");
+        const re = compileRegex(r)!; // validated when the topology was accepted
         for (const n of all) if (re.test(n) && !n.startsWith("__")) names.add(n);
       }
       for (const t of s.repartitionSourceTopics) names.add(t.name);

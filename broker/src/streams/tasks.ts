@@ -104,8 +104,20 @@ export class InvalidTopologyError extends Error {
   override readonly name = "InvalidTopologyError";
 }
 
+/** The longest source topic regex accepted (a member's regex runs on the coordinator). */
+export const MAX_REGEX_LENGTH = 1000;
+
+/**
+ * A quantifier after a group when any quantifier comes before it (`(a+)+`, `((x*))*`,
+ * `(a|b{2,})+`): the shapes that backtrack exponentially in JavaScript's (and Java's) regex
+ * engines. Refused, conservatively (`a+(b)+` too), since a member's regex runs on the
+ * coordinator against every topic name. Overlapping alternatives (`(a|a)+`) are not caught.
+ */
+const NESTED_QUANTIFIER = /(?:[+*]|\{\d+,?\d*\})[^]*\)(?:[+*]|\{\d+,?\d*\})/;
+
 /** Anchored, as Kafka's `Pattern.matcher(topic).matches()`. */
-function compileRegex(source: string): RegExp | null {
+export function compileRegex(source: string): RegExp | null {
+  if (source.length > MAX_REGEX_LENGTH || NESTED_QUANTIFIER.test(source)) return null;
   try {
     return new RegExp(`^(?:${source})$`, "u");
   } catch {
@@ -147,7 +159,10 @@ export function validateTopology(topology: Topology): void {
     for (const t of [...s.sourceTopics, ...s.repartitionSinkTopics])
       if (t === "") fail(`${where} names an empty topic`);
     for (const r of s.sourceTopicRegex)
-      if (compileRegex(r) === null) fail(`${where}: source topic regex ${JSON.stringify(r)} does not compile`);
+      if (compileRegex(r) === null)
+        fail(
+          `${where}: source topic regex ${JSON.stringify(r)} does not compile, is longer than ${MAX_REGEX_LENGTH} or nests quantifiers`,
+        );
     const infos = (field: string, list: readonly TopicInfo[]) => {
       for (const t of list) {
         if (t.name === "") fail(`${where}: ${field} has an empty topic name`);
