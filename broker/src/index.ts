@@ -39,3 +39,4 @@ export { coordinatorFor, coordinatorPartition, isCoordinator, javaStringHash } f
 export { currentLeader, leaderError, nodeEndpoints } from "./handlers/core.js";
 export { coordinatorError } from "./handlers/groups.js";
 export { PartitionLog, type StoredBatch } from "./log.js";
+export * from "./streams/index.js";
