@@ -12,6 +12,7 @@
 
 import { randomUUID } from "node:crypto";
 import { errorCode } from "./errors.js";
+import { compileRegex, RegexError, type TopicRegex } from "./regex.js";
 
 /** What the coordinator needs to know about topics. */
 export interface TopicView {
@@ -361,6 +362,8 @@ interface ConsumerMember {
   clientHost: string;
   subscribedTopicNames: string[];
   subscribedTopicRegex: string | null;
+  /** `subscribedTopicRegex`, compiled (linear-time matching: see regex.ts). */
+  regex: TopicRegex | null;
   /** What the member last reported owning (`TopicPartitions`), as "topicId:partition". */
   owned: Set<string>;
   /** The assignment last sent, as "topicId:partition". */
@@ -439,6 +442,7 @@ class ConsumerGroup {
         clientHost: `/${client.clientHost}`,
         subscribedTopicNames: [],
         subscribedTopicRegex: null,
+        regex: null,
         owned: new Set(),
         sent: null,
         session: null,
@@ -459,7 +463,17 @@ class ConsumerGroup {
     }
     const regex = req.subscribedTopicRegex ?? null;
     if (regex !== null && regex !== member.subscribedTopicRegex) {
+      let compiled: TopicRegex | null = null;
+      try {
+        compiled = regex === "" ? null : compileRegex(regex);
+      } catch (e) {
+        if (!(e instanceof RegexError)) throw e;
+        // A member that just joined with it is not kept.
+        if (member.memberEpoch === 0 && member.sent === null) this.remove(member.memberId);
+        return reply("INVALID_REGULAR_EXPRESSION", req.memberId, req.memberEpoch, e.message);
+      }
       member.subscribedTopicRegex = regex === "" ? null : regex;
+      member.regex = compiled;
       this.groupEpoch++;
     }
     if (req.topicPartitions !== null) member.owned = flatten(req.topicPartitions);
@@ -493,7 +507,7 @@ class ConsumerGroup {
   isSubscribed(topic: string): boolean {
     for (const m of this.members.values()) {
       if (m.subscribedTopicNames.includes(topic)) return true;
-      if (m.subscribedTopicRegex !== null && safeRegex(m.subscribedTopicRegex)?.test(topic) === true) return true;
+      if (m.regex?.matches(topic) === true) return true;
     }
     return false;
   }
@@ -552,9 +566,8 @@ class ConsumerGroup {
     const subscribers = new Map<string, string[]>();
     for (const id of ids) {
       const m = this.members.get(id)!;
-      const regex = m.subscribedTopicRegex === null ? null : safeRegex(m.subscribedTopicRegex);
       const topics = new Set(m.subscribedTopicNames);
-      if (regex !== null) for (const t of this.topics.names()) if (regex.test(t)) topics.add(t);
+      if (m.regex !== null) for (const t of this.topics.names()) if (m.regex.matches(t)) topics.add(t);
       for (const t of topics)
         if (this.topics.partitions(t) !== undefined) subscribers.set(t, [...(subscribers.get(t) ?? []), id]);
     }
@@ -593,14 +606,6 @@ export function subscriptionTopics(metadata: Uint8Array): string[] {
     at += len;
   }
   return out;
-}
-
-function safeRegex(source: string): RegExp | null {
-  try {
-    return new RegExp(`^(?:${source})$`);
-  } catch {
-    return null;
-  }
 }
 
 function flatten(tps: TopicPartitions): Set<string> {
