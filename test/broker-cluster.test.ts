@@ -247,6 +247,50 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     expect(await admin.listTopics()).not.toContain("placed");
   });
 
+  it("compacts a cleanup.policy=compact topic: the latest record of each key stays, at its offset", async () => {
+    await admin.createTopics({
+      topics: [{ topic: "latest", numPartitions: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }],
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    // Four batches (one send each): k1, k2 and k1 again, then the active batch (never cleaned).
+    for (const [key, value] of [
+      ["k1", "one"],
+      ["k2", "two"],
+      ["k1", "three"],
+      ["k3", "active"],
+    ] as const) {
+      await producer.send({ topic: "latest", messages: [{ key, value }] });
+    }
+    await expect(producer.send({ topic: "latest", messages: [{ key: null, value: "no key" }] })).rejects.toThrow();
+    await producer.disconnect();
+    await cluster.cluster.compact();
+    const consumer = kafka.consumer({ groupId: "latest-readers", maxWaitTimeInMs: 100 });
+    const got: string[] = [];
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: ["latest"], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`consumed ${got}`)), TIMEOUT_MS);
+        consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              got.push(`${message.offset}:${message.key}=${message.value}`);
+              if (got.length === 3) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+    // k1=one (offset 0) is gone; the others keep their offsets.
+    expect(got).toEqual(["1:k2=two", "2:k1=three", "3:k3=active"]);
+  });
+
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {
     const partition = cluster.cluster.partition("orders", 0)!;
     const other = cluster.nodes.find((n) => n.nodeId !== partition.leader)!;

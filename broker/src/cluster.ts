@@ -31,6 +31,7 @@ import { registerGroupHandlers } from "./handlers/groups.js";
 import { registerAdminHandlers } from "./handlers/admin.js";
 import { registerTransactionHandlers } from "./handlers/transactions.js";
 import { topicConfig } from "./configs.js";
+import { compactTopic } from "./compaction.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -430,6 +431,14 @@ export class Cluster {
     }
   }
 
+  /** Compacts the topics whose cleanup.policy has `compact` (see compaction.ts); errors are logged. */
+  async compact(): Promise<void> {
+    for (const t of [...this.topics.values()]) {
+      if (this.closed) return;
+      await compactTopic(this, t).catch((e: Error) => this.log(`compacting ${t.name}: ${e.message}`));
+    }
+  }
+
   /** Moves a partition's log start offset forward (DeleteRecords, retention). */
   deleteRecordsBefore(p: Partition, offset: bigint): void {
     this.storedBytes -= p.log.deleteBefore(offset);
@@ -559,8 +568,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     throw error;
   }
   // Kafka's log.retention.check.interval.ms (300000 there): often enough for a test to see it.
+  // And compaction, each second too (Kafka's cleaner wakes on log.cleaner.backoff.ms, 15 s).
+  let compacting = false;
   const retention = () => {
     for (const t of cluster.topics.values()) cluster.applyRetention(t);
+    if (!compacting) {
+      compacting = true;
+      void cluster.compact().finally(() => (compacting = false));
+    }
     cluster.timer(1000, retention);
   };
   cluster.timer(1000, retention);

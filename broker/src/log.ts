@@ -108,6 +108,21 @@ export class PartitionLog {
     return freed;
   }
 
+  /**
+   * Replaces the stored batch at `index` with cleaned bytes (same base and last offset), or
+   * removes it (null): the log cleaner's rewrite.
+   */
+  replace(index: number, bytes: Uint8Array | null): void {
+    const old = this.batches[index]!;
+    this.bytes -= old.bytes.length;
+    if (bytes === null) {
+      this.batches.splice(index, 1);
+      return;
+    }
+    this.batches[index] = { ...old, bytes };
+    this.bytes += bytes.length;
+  }
+
   /** Wakes every waiting Fetch (the log is going away). */
   close(): void {
     for (const wake of this.waiters) wake();
