@@ -10,7 +10,7 @@
 
 import { Kafka, logLevel, type Admin } from "kafkajs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startCluster, type Exchange, type RunningCluster } from "../broker/src/index.js";
+import { coordinatorFor, startCluster, type Exchange, type RunningCluster } from "../broker/src/index.js";
 import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
@@ -289,6 +289,79 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     }
     // k1=one (offset 0) is gone; the others keep their offsets.
     expect(got).toEqual(["1:k2=two", "2:k1=three", "3:k3=active"]);
+  });
+
+  it("classic groups: a static member (KIP-345) restarts without a rebalance and fences its old member id", async () => {
+    const found = coordinatorFor(cluster.cluster, "static-group", 0);
+    if (typeof found === "number") throw new Error(`no coordinator: ${found}`);
+    const client = await KafkaTestClient.connect(found.host, found.port, protocol, { timeoutMs: 5000 });
+    try {
+      const join = (memberId: string) =>
+        client.call<{
+          errorCode: number;
+          generationId: number;
+          memberId: string;
+          leader: string;
+          skipAssignment: boolean;
+        }>(11, 9, {
+          groupId: "static-group",
+          sessionTimeoutMs: 10_000,
+          rebalanceTimeoutMs: 5000,
+          memberId,
+          groupInstanceId: "instance-1",
+          protocolType: "consumer",
+          protocols: [{ name: "range", metadata: new Uint8Array([0, 0, 0, 0, 0, 0]) }],
+          reason: null,
+        });
+      // No MEMBER_ID_REQUIRED round trip for a static member: it joins at once (after the initial delay).
+      const first = await join("");
+      expect(first.body).toMatchObject({ errorCode: 0, generationId: 1, skipAssignment: false });
+      expect(first.body.memberId).toMatch(/^instance-1-/);
+      expect(first.body.leader).toBe(first.body.memberId);
+      const assignment = new Uint8Array([0, 3, 1, 2, 3]);
+      const sync = await client.call<{ errorCode: number; assignment: Uint8Array }>(14, 5, {
+        groupId: "static-group",
+        generationId: 1,
+        memberId: first.body.memberId,
+        groupInstanceId: "instance-1",
+        protocolType: "consumer",
+        protocolName: "range",
+        assignments: [{ memberId: first.body.memberId, assignment }],
+      });
+      expect(sync.body.errorCode).toBe(0);
+      // The restart: a new member id in the same generation, no rebalance; the leader may skip assigning.
+      const again = await join("");
+      expect(again.body).toMatchObject({ errorCode: 0, generationId: 1, skipAssignment: true });
+      expect(again.body.memberId).not.toBe(first.body.memberId);
+      const heartbeat = (memberId: string) =>
+        client.call<{ errorCode: number }>(12, 4, {
+          groupId: "static-group",
+          generationId: 1,
+          memberId,
+          groupInstanceId: "instance-1",
+        });
+      expect((await heartbeat(first.body.memberId)).body.errorCode).toBe(82); // FENCED_INSTANCE_ID
+      expect((await heartbeat(again.body.memberId)).body.errorCode).toBe(0);
+      const resync = await client.call<{ errorCode: number; assignment: Uint8Array }>(14, 5, {
+        groupId: "static-group",
+        generationId: 1,
+        memberId: again.body.memberId,
+        groupInstanceId: "instance-1",
+        protocolType: "consumer",
+        protocolName: "range",
+        assignments: [],
+      });
+      expect(resync.body).toEqual(expect.objectContaining({ errorCode: 0, assignment }));
+      // LeaveGroup v3+ by instance id alone.
+      const leave = await client.call<{ errorCode: number; members: { errorCode: number }[] }>(13, 5, {
+        groupId: "static-group",
+        members: [{ memberId: "", groupInstanceId: "instance-1", reason: null }],
+      });
+      expect(leave.body.members).toEqual([expect.objectContaining({ errorCode: 0 })]);
+      expect((await admin.describeGroups(["static-group"])).groups[0]!.state).toBe("Empty");
+    } finally {
+      client.close();
+    }
   });
 
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {
