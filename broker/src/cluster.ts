@@ -30,6 +30,7 @@ import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
 import { registerAdminHandlers } from "./handlers/admin.js";
 import { registerTransactionHandlers } from "./handlers/transactions.js";
+import { CLOSE_AFTER_RESPONSE, registerSaslHandlers, saslAllows, type SaslOptions } from "./handlers/sasl.js";
 import { topicConfig } from "./configs.js";
 import { compactTopic } from "./compaction.js";
 
@@ -129,6 +130,11 @@ export interface ClusterOptions {
   readonly maxMembers?: number;
   /** The longest a Fetch waits for data, whatever it asks for (ms). Default 5000. */
   readonly maxFetchWaitMs?: number;
+  /**
+   * SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with these users: every connection must
+   * authenticate first, as on Kafka's SASL_PLAINTEXT listener. Default: no authentication.
+   */
+  readonly sasl?: SaslOptions;
   /** More APIs (or replacements of core ones), installed in order after the core handlers. */
   readonly plugins?: readonly BrokerPlugin[];
   /** Called for every request once answered (or not). */
@@ -215,6 +221,8 @@ export class Cluster {
   readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** True when connections must authenticate (the `sasl` option). */
+  readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
   readonly brokerConfigs = new Map<string, string>();
   /** The next producer id InitProducerId hands out. */
@@ -230,6 +238,7 @@ export class Cluster {
     this.clusterId = options.clusterId ?? "kafka-wire-cluster";
     this.codecs = options.codecs ?? compressionCodecs;
     this.log = options.log ?? (() => {});
+    this.saslRequired = options.sasl !== undefined;
     const brokers = options.brokers ?? 1;
     this.config = {
       autoCreateTopics: options.autoCreateTopics ?? true,
@@ -542,6 +551,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   registerGroupHandlers(cluster);
   registerAdminHandlers(cluster);
   registerTransactionHandlers(cluster);
+  if (options.sasl !== undefined) registerSaslHandlers(cluster, options.sasl);
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];
@@ -679,6 +689,12 @@ function serveConnection(
           drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
           break;
         }
+        if (connection.session.get(CLOSE_AFTER_RESPONSE) === true) {
+          // The answer is the connection's last (a failed SASL authentication).
+          if (exchange.response !== null) socket.end(exchange.response);
+          else socket.end();
+          break;
+        }
         if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
           paused = true;
@@ -750,6 +766,9 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
     }
     if (range === undefined || apiVersion < range.min || apiVersion > range.max) {
       throw new KafkaDecodeError("UNSUPPORTED_VERSION", `api key ${apiKey} v${apiVersion} is not supported`, 4);
+    }
+    if (cluster.saslRequired && !saslAllows(connection, apiKey)) {
+      throw new Error(`Unexpected Kafka request of api key ${apiKey} during SASL authentication`);
     }
     const decoded = protocol.decodeRequestFrame(frame);
     const context: RequestContext = {
