@@ -364,6 +364,39 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     }
   });
 
+  it("ListOffsets by timestamp and max timestamp find the record, not only its batch", async () => {
+    await admin.createTopics({ topics: [{ topic: "timed", numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    // One batch, offsets 0..2, timestamps 1000, 3000, 2000 (ms).
+    await producer.send({
+      topic: "timed",
+      messages: [
+        { value: "a", timestamp: "1000" },
+        { value: "b", timestamp: "3000" },
+        { value: "c", timestamp: "2000" },
+      ],
+    });
+    await producer.disconnect();
+    // The first record at or after 1500 ms is offset 1 (its batch starts at 0).
+    expect(await admin.fetchTopicOffsetsByTimestamp("timed", 1500)).toEqual([{ partition: 0, offset: "1" }]);
+    // None after 3000 ms: Kafka answers -1, which kafkajs replaces with the high watermark (3).
+    expect(await admin.fetchTopicOffsetsByTimestamp("timed", 3001)).toEqual([{ partition: 0, offset: "3" }]);
+    const leader = cluster.nodes.find((n) => n.nodeId === cluster.cluster.partition("timed", 0)!.leader)!;
+    const client = await KafkaTestClient.connect(leader.host, leader.port, protocol, { timeoutMs: 5000 });
+    try {
+      // MAX_TIMESTAMP (-3, KIP-734): the record with the largest timestamp, offset 1 at 3000 ms.
+      const reply = await client.call<{ topics: { partitions: { offset: bigint; timestamp: bigint }[] }[] }>(2, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: "timed", partitions: [{ partitionIndex: 0, timestamp: -3n, currentLeaderEpoch: -1 }] }],
+      });
+      expect(reply.body.topics[0]!.partitions[0]).toMatchObject({ offset: 1n, timestamp: 3000n });
+    } finally {
+      client.close();
+    }
+  });
+
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {
     const partition = cluster.cluster.partition("orders", 0)!;
     const other = cluster.nodes.find((n) => n.nodeId !== partition.leader)!;
