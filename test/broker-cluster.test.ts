@@ -397,6 +397,43 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     }
   });
 
+  it("KIP-848: the range assignor gives each member a contiguous range; an unknown assignor is refused", async () => {
+    await admin.createTopics({ topics: [{ topic: "ranged", numPartitions: 5 }] });
+    const found = coordinatorFor(cluster.cluster, "range-group", 0);
+    if (typeof found === "number") throw new Error(`no coordinator: ${found}`);
+    const client = await KafkaTestClient.connect(found.host, found.port, protocol, { timeoutMs: 5000 });
+    try {
+      const heartbeat = (memberId: string, serverAssignor: string) =>
+        client.call<{ errorCode: number }>(68, 1, {
+          groupId: "range-group",
+          memberId,
+          memberEpoch: 0,
+          rebalanceTimeoutMs: 5000,
+          subscribedTopicNames: ["ranged"],
+          serverAssignor,
+          topicPartitions: [],
+        });
+      expect((await heartbeat("member-a", "range")).body.errorCode).toBe(0);
+      expect((await heartbeat("member-b", "range")).body.errorCode).toBe(0);
+      expect((await heartbeat("member-c", "sticky-please")).body.errorCode).toBe(112); // UNSUPPORTED_ASSIGNOR
+      const described = await client.call<{
+        groups: {
+          assignorName: string;
+          members: { memberId: string; targetAssignment: { topicPartitions: { partitions: number[] }[] } }[];
+        }[];
+      }>(69, 0, { groupIds: ["range-group"], includeAuthorizedOperations: false });
+      const group = described.body.groups[0]!;
+      expect(group.assignorName).toBe("range");
+      // 5 partitions over 2 members in member id order: 0-2 and 3-4.
+      const targets = Object.fromEntries(
+        group.members.map((m) => [m.memberId, m.targetAssignment.topicPartitions.flatMap((t) => t.partitions)]),
+      );
+      expect(targets).toEqual({ "member-a": [0, 1, 2], "member-b": [3, 4] });
+    } finally {
+      client.close();
+    }
+  });
+
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {
     const partition = cluster.cluster.partition("orders", 0)!;
     const other = cluster.nodes.find((n) => n.nodeId !== partition.leader)!;

@@ -270,7 +270,8 @@ export class Cluster {
       {
         partitions: (name) => this.topics.get(name)?.partitions.length,
         topicId: (name) => this.topics.get(name)?.topicId,
-        names: () => [...this.topics.keys()],
+        // Regex subscriptions never match internal topics, as in Kafka.
+        names: () => [...this.topics.values()].filter((t) => !t.internal).map((t) => t.name),
       },
     );
   }

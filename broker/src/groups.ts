@@ -468,6 +468,8 @@ interface ConsumerMember {
   clientHost: string;
   subscribedTopicNames: string[];
   subscribedTopicRegex: string | null;
+  /** The assignor the member asked for (`uniform`, `range`), or null. */
+  serverAssignor: string | null;
   /** `subscribedTopicRegex`, compiled (linear-time matching: see regex.ts). */
   regex: TopicRegex | null;
   /** What the member last reported owning (`TopicPartitions`), as "topicId:partition". */
@@ -509,6 +511,7 @@ class ConsumerGroup {
       topicPartitions: TopicPartitions | null;
       instanceId?: string | null;
       rackId?: string | null;
+      serverAssignor?: string | null;
     },
     apiVersion: number,
     client: { clientId: string; clientHost: string } = { clientId: "", clientHost: "" },
@@ -548,6 +551,7 @@ class ConsumerGroup {
         clientHost: `/${client.clientHost}`,
         subscribedTopicNames: [],
         subscribedTopicRegex: null,
+        serverAssignor: null,
         regex: null,
         owned: new Set(),
         sent: null,
@@ -582,6 +586,20 @@ class ConsumerGroup {
       member.regex = compiled;
       this.groupEpoch++;
     }
+    const assignor = req.serverAssignor ?? null;
+    if (assignor !== null && assignor !== member.serverAssignor) {
+      if (assignor !== "uniform" && assignor !== "range") {
+        if (member.memberEpoch === 0 && member.sent === null) this.remove(member.memberId);
+        return reply(
+          "UNSUPPORTED_ASSIGNOR",
+          req.memberId,
+          req.memberEpoch,
+          `ServerAssignor ${assignor} is not supported. Supported assignors: uniform, range.`,
+        );
+      }
+      member.serverAssignor = assignor;
+      this.groupEpoch++;
+    }
     if (req.topicPartitions !== null) member.owned = flatten(req.topicPartitions);
     this.touch(member);
     this.computeTarget();
@@ -600,6 +618,20 @@ class ConsumerGroup {
       ...reply("NONE", member.memberId, member.memberEpoch),
       assignment: changed ? { topicPartitions: unflatten(next) } : null,
     };
+  }
+
+  /**
+   * The group's server-side assignor: the one most members name (`serverAssignor`), else
+   * Kafka's default, `uniform`.
+   */
+  assignor(): "uniform" | "range" {
+    let range = 0;
+    let uniform = 0;
+    for (const m of this.members.values()) {
+      if (m.serverAssignor === "range") range++;
+      else if (m.serverAssignor === "uniform") uniform++;
+    }
+    return range > uniform ? "range" : "uniform";
   }
 
   /** Kafka's `ConsumerGroup.ConsumerGroupState` names: Empty, Reconciling (a member behind the group epoch) or Stable. */
@@ -678,12 +710,28 @@ class ConsumerGroup {
         if (this.topics.partitions(t) !== undefined) subscribers.set(t, [...(subscribers.get(t) ?? []), id]);
     }
     const target = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
-    let turn = 0;
-    for (const topic of [...subscribers.keys()].sort()) {
-      const members = subscribers.get(topic)!;
-      const topicId = this.topics.topicId(topic)!;
-      for (let p = 0; p < this.topics.partitions(topic)!; p++) {
-        target.get(members[turn++ % members.length]!)!.add(`${topicId}:${p}`);
+    if (this.assignor() === "range") {
+      // Kafka's server-side RangeAssignor: per topic, contiguous ranges over its subscribers in
+      // member id order, the first (partitions % subscribers) one partition larger.
+      for (const [topic, members] of subscribers) {
+        const topicId = this.topics.topicId(topic)!;
+        const n = this.topics.partitions(topic)!;
+        const size = Math.floor(n / members.length);
+        const extra = n % members.length;
+        let p = 0;
+        members.forEach((id, i) => {
+          for (let k = 0; k < size + (i < extra ? 1 : 0); k++) target.get(id)!.add(`${topicId}:${p++}`);
+        });
+      }
+    } else {
+      // "uniform": every partition of the subscribed topics, in topic and partition order, to the next subscriber.
+      let turn = 0;
+      for (const topic of [...subscribers.keys()].sort()) {
+        const members = subscribers.get(topic)!;
+        const topicId = this.topics.topicId(topic)!;
+        for (let p = 0; p < this.topics.partitions(topic)!; p++) {
+          target.get(members[turn++ % members.length]!)!.add(`${topicId}:${p}`);
+        }
       }
     }
     const key = ids.map((id) => `${id}=${[...target.get(id)!].join(",")}`).join(";");

@@ -322,7 +322,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
         groupState: g.state,
         groupEpoch: g.groupEpoch,
         assignmentEpoch: g.groupEpoch,
-        assignorName: "uniform",
+        assignorName: g.assignor(),
         members: g.describeMembers((id) => cluster.topicsById.get(id)?.name ?? ""),
         authorizedOperations: req.includeAuthorizedOperations ? GROUP_OPERATIONS : NO_AUTHORIZED_OPERATIONS,
       };
