@@ -645,7 +645,7 @@ export class StreamsGroupCoordinator {
       for (const t of s.sourceTopics) names.add(t);
       for (const r of s.sourceTopicRegex) {
         const re = compileRegex(r)!; // validated when the topology was accepted
-        for (const n of all) if (re.test(n) && !n.startsWith("__")) names.add(n);
+        for (const n of all) if (re.matches(n) && !n.startsWith("__")) names.add(n);
       }
       for (const t of s.repartitionSourceTopics) names.add(t.name);
       for (const t of s.stateChangelogTopics) names.add(t.name);

@@ -5,6 +5,7 @@
  * the statuses of the StreamsGroupHeartbeat response.
  */
 
+import { compileRegex as compileTopicRegex, RegexError, type TopicRegex } from "../regex.js";
 import type { Subtopology, TaskIds, TopicInfo, Topology } from "./messages.js";
 
 /** One task: `subtopologyId` × `partition`. */
@@ -104,24 +105,17 @@ export class InvalidTopologyError extends Error {
   override readonly name = "InvalidTopologyError";
 }
 
-/** The longest source topic regex accepted (a member's regex runs on the coordinator). */
-export const MAX_REGEX_LENGTH = 1000;
-
 /**
- * A quantifier after a group when any quantifier comes before it (`(a+)+`, `((x*))*`,
- * `(a|b{2,})+`): the shapes that backtrack exponentially in JavaScript's (and Java's) regex
- * engines. Refused, conservatively (`a+(b)+` too), since a member's regex runs on the
- * coordinator against every topic name. Overlapping alternatives (`(a|a)+`) are not caught.
+ * A member's source topic regex, compiled by the broker's linear-time matcher (`../regex.ts`,
+ * RE2 syntax as Kafka's RE2J; a backtracking RegExp could be stalled by `(a+)+$`), or null when
+ * it does not compile (or is longer than 1000 characters).
  */
-const NESTED_QUANTIFIER = /(?:[+*]|\{\d+,?\d*\})[^]*\)(?:[+*]|\{\d+,?\d*\})/;
-
-/** Anchored, as Kafka's `Pattern.matcher(topic).matches()`. */
-export function compileRegex(source: string): RegExp | null {
-  if (source.length > MAX_REGEX_LENGTH || NESTED_QUANTIFIER.test(source)) return null;
+export function compileRegex(source: string): TopicRegex | null {
   try {
-    return new RegExp(`^(?:${source})$`, "u");
-  } catch {
-    return null;
+    return compileTopicRegex(source);
+  } catch (e) {
+    if (e instanceof RegexError) return null;
+    throw e;
   }
 }
 
@@ -161,7 +155,7 @@ export function validateTopology(topology: Topology): void {
     for (const r of s.sourceTopicRegex)
       if (compileRegex(r) === null)
         fail(
-          `${where}: source topic regex ${JSON.stringify(r)} does not compile, is longer than ${MAX_REGEX_LENGTH} or nests quantifiers`,
+          `${where}: source topic regex ${JSON.stringify(r)} does not compile (RE2 syntax, at most 1000 characters)`,
         );
     const infos = (field: string, list: readonly TopicInfo[]) => {
       for (const t of list) {
@@ -280,7 +274,7 @@ export function resolveTopology(topology: Topology, topics: TopicMetadataSource)
     const perRegex: string[][] = [];
     for (const r of s.sourceTopicRegex) {
       const re = compileRegex(r)!;
-      const matches = allNames.filter((n) => re.test(n) && !n.startsWith("__"));
+      const matches = allNames.filter((n) => re.matches(n) && !n.startsWith("__"));
       if (matches.length === 0) missing.push(`regex ${r}`);
       for (const n of matches) {
         inputTopics.set(n, topics.describe(n)!);
