@@ -15,7 +15,7 @@ import { startCluster, type Exchange } from "../broker/src/index.js";
 import type { InternalTopics, Protocol } from "../src/runtime/index.js";
 import { StreamsGroupMember } from "../broker/src/streams/member.js";
 import { StreamsGroups } from "../broker/src/streams/plugin.js";
-import type { Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
+import type { Topology } from "../broker/src/streams/messages.js";
 import type { TasksTuple } from "../broker/src/streams/tasks.js";
 
 /** One stateful subtopology: reads `orders` (6 partitions), keeps a store with a changelog. */
@@ -34,12 +34,12 @@ export const TOPOLOGY: Topology = {
   ],
 };
 
-/** Fast settings for a demo: 1 s heartbeats are lowered to 100 ms (the bounds with them). */
+/** Fast settings for a demo: heartbeats every 100 ms, a 10 s session (the bounds lowered with them). */
 export const CONFIG = {
   "group.streams.min.heartbeat.interval.ms": 100,
   "group.streams.heartbeat.interval.ms": 100,
   "group.streams.min.session.timeout.ms": 2_000,
-  "group.streams.session.timeout.ms": 2_000,
+  "group.streams.session.timeout.ms": 10_000,
   "group.streams.min.task.offset.interval.ms": 100,
   "group.streams.task.offset.interval.ms": 100,
   "group.streams.num.standby.replicas": 1,

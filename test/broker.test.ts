@@ -313,6 +313,10 @@ describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
           [21, 0, 2], // DeleteRecords
           [22, 0, 5], // InitProducerId
           [23, 2, 4], // OffsetForLeaderEpoch
+          [24, 0, 5], // AddPartitionsToTxn
+          [25, 0, 4], // AddOffsetsToTxn
+          [26, 0, 5], // EndTxn
+          [28, 0, 5], // TxnOffsetCommit
           [32, 1, 4], // DescribeConfigs
           [33, 0, 2], // AlterConfigs
           [37, 0, 3], // CreatePartitions
@@ -320,6 +324,9 @@ describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
           [44, 0, 1], // IncrementalAlterConfigs
           [47, 0, 0], // OffsetDelete
           [60, 0, 2], // DescribeCluster
+          [61, 0, 0], // DescribeProducers
+          [65, 0, 0], // DescribeTransactions
+          [66, 0, 1], // ListTransactions
           [68, 0, 1], // ConsumerGroupHeartbeat
           [69, 0, 1], // ConsumerGroupDescribe
         ]);

@@ -9,11 +9,11 @@
 
 import { expect, it } from "vitest";
 import { startCluster } from "../broker/src/index.js";
-import { describeStreamsGroups } from "../broker/src/streams/member.js";
+import { describeStreamsGroups, StreamsGroupMember } from "../broker/src/streams/member.js";
 import { StreamsGroups } from "../broker/src/streams/plugin.js";
 import { CONSUMER_OFFSETS, RECORD_NAMES } from "../broker/src/streams/records.js";
 import type { InternalTopics, Protocol } from "../src/runtime/index.js";
-import { CONFIG, runExample } from "../examples/streams-group.js";
+import { CONFIG, runExample, TOPOLOGY } from "../examples/streams-group.js";
 import { corpusIndex } from "./support/corpus.js";
 import { describeShared } from "./support/shared.js";
 
@@ -109,8 +109,11 @@ describeShared("streams groups over kafka-wire-broker", "kafka-schemas", () => {
     });
     try {
       expect(restarted.coordinator.snapshot()).toEqual(result.streams.coordinator.snapshot());
-      // ... and the same __consumer_offsets batches (base offsets and all).
-      expect(restarted.consumerOffsets()).toEqual(result.consumerOffsets);
+      // ... and the same records in the same __consumer_offsets partitions (the leader epoch
+      // stamped on the batches is the new cluster's).
+      const records = (m: Map<number, Uint8Array[]>) =>
+        [...m].map(([p, batches]) => [p, batches.flatMap((b) => restarted.codec.decode(b))]);
+      expect(records(restarted.consumerOffsets())).toEqual(records(result.consumerOffsets));
       const node = cluster.nodes[0]!;
       const d = await describeStreamsGroups(node.host, node.port, {
         groupIds: ["shop", "none"],
@@ -125,6 +128,62 @@ describeShared("streams groups over kafka-wire-broker", "kafka-schemas", () => {
       expect(d.groups[0]!.groupEpoch).toBe(result.streams.coordinator.group("shop")!.groupEpoch);
       expect(d.groups[0]!.topology!.epoch).toBe(1);
     } finally {
+      await cluster.close();
+    }
+  }, 60_000);
+  it("over the wire: a static member leaves (-2) and its instance rejoins with its tasks; a shutdown request stops every member", async () => {
+    const { protocol, internalTopics } = (await corpusIndex()) as unknown as {
+      protocol: Protocol;
+      internalTopics: InternalTopics;
+    };
+    // Stateless here (no changelog), so tasks move at once.
+    const topology = { ...TOPOLOGY, subtopologies: [{ ...TOPOLOGY.subtopologies[0]!, stateChangelogTopics: [] }] };
+    const streams = new StreamsGroups({ internalTopics, config: CONFIG, tickMs: 100 });
+    const cluster = await startCluster({ protocol, topics: { orders: 4 }, plugins: [streams.plugin] });
+    const node = cluster.nodes[0]!;
+    const member = (id: string, instanceId: string | null, processId = `p-${id}`) =>
+      new StreamsGroupMember({
+        host: node.host,
+        port: node.port,
+        groupId: "g",
+        memberId: id,
+        processId,
+        instanceId,
+        topology,
+      });
+    const until = async (what: string, f: () => boolean) => {
+      for (let i = 0; i < 200 && !f(); i++) await new Promise((r) => setTimeout(r, 50));
+      if (!f()) throw new Error(`not within 10 s: ${what}`);
+    };
+    const tasksOf = (m: StreamsGroupMember) => [...m.owned.active].sort().join(",");
+    const a = member("a", "instance-a");
+    const b = member("b", null);
+    const live = [a, b];
+    try {
+      await a.start();
+      await b.start();
+      await until("two members with two tasks each", () => a.owned.active.size === 2 && b.owned.active.size === 2);
+      const tasksOfA = tasksOf(a);
+      const epoch = streams.coordinator.group("g")!.groupEpoch;
+      await a.close({ static: true });
+      expect(streams.coordinator.group("g")!.members.get("a")!.memberEpoch).toBe(-2);
+      // a's tasks stay reserved for the instance: b does not get them.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(b.owned.active.size).toBe(2);
+      // The same instance restarting: a new member id, the same process id (Kafka Streams keeps it on disk).
+      const a2 = member("a2", "instance-a", "p-a");
+      live.push(a2);
+      await a2.start();
+      await until("the instance back with its tasks", () => tasksOf(a2) === tasksOfA);
+      expect(streams.coordinator.group("g")!.members.has("a")).toBe(false);
+      expect(streams.coordinator.group("g")!.groupEpoch).toBe(epoch); // a static rejoin is no new member
+      // b asks for the application's shutdown as it leaves: a2 gets SHUTDOWN_APPLICATION and leaves too.
+      await b.close({ shutdownApplication: true });
+      await a2.done();
+      expect(a2.protocol.left).toBe(true);
+      expect(streams.coordinator.group("g")!.members.size).toBe(0);
+    } finally {
+      for (const m of live) m.destroy();
       await cluster.close();
     }
   }, 60_000);

@@ -252,6 +252,8 @@ describe("topologies (page 000 Topology; STREAMS_INVALID_TOPOLOGY / _EPOCH / TOP
       ['subtopology "0" appears twice', (t) => t.subtopologies.push(structuredClone(t.subtopologies[0]!))],
       ['subtopology "0" has no source topics', (t) => (t.subtopologies[0]!.sourceTopics = [])],
       ["does not compile", (t) => (t.subtopologies[0]!.sourceTopicRegex = ["("])],
+      // Matched in RE2 syntax (linear time on the coordinator): lookaround is not RE2.
+      ["does not compile (RE2 syntax", (t) => (t.subtopologies[0]!.sourceTopicRegex = ["(?=a)b"])],
       ["sets 4 partitions (must be 0)", (t) => (t.subtopologies[0]!.stateChangelogTopics[0]!.partitions = 4)],
       ["is no subtopology's repartition source", (t) => (t.subtopologies[0]!.repartitionSinkTopics = ["elsewhere"])],
       [

@@ -11,6 +11,7 @@
  * new coordinator rebuilds the same state.
  */
 
+import path from "node:path";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { StreamsGroupHeartbeatRequest } from "../generated/StreamsGroupHeartbeatRequest.js";
@@ -20,8 +21,11 @@ import { StreamsRecordCodec } from "../broker/src/streams/records.js";
 import { ROLES, tasksOf, resolveTopology } from "../broker/src/streams/tasks.js";
 import type { Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
 import type { InternalTopics } from "../src/runtime/index.js";
+import { loadSchemaFile } from "../generator/load.js";
+import config from "../kafka-wire.config.json" with { type: "json" };
+import { ModelArbitraries } from "./support/arbitraries.js";
 import { corpusIndex } from "./support/corpus.js";
-import { describeShared } from "./support/shared.js";
+import { describeShared, REPO_ROOT } from "./support/shared.js";
 import { Sim, TEST_CONFIG } from "./support/streams.js";
 
 export const RUNS = 300;
@@ -334,4 +338,56 @@ describeShared("streams group records replay (Kafka's group-coordinator schemas)
     );
     console.log(`streams replay: ${RUNS / 3} runs, ${records} records decoded and replayed`);
   });
+});
+
+it(`${RUNS} arbitrary StreamsGroupHeartbeat requests (every field random) among a live group: answered, never thrown, the group intact`, () => {
+  const spec = loadSchemaFile(path.join(REPO_ROOT, "schemas/StreamsGroupHeartbeatRequest.json"), {
+    apiKeys: config.apiKeys,
+  });
+  const arb = new ModelArbitraries(spec, 0, {
+    unknownTaggedFields: false,
+  }).message() as unknown as fc.Arbitrary<StreamsGroupHeartbeatRequest>;
+  let errors = 0;
+  let accepted = 0;
+  fc.assert(
+    fc.property(fc.array(arb, { minLength: 1, maxLength: 8 }), fc.boolean(), (requests, sameGroup) => {
+      const sim = new Sim({ orders: 3, payments: 2, "app-s-changelog": 3 }, CONFIG);
+      for (const id of ["a", "b"]) sim.add({ groupId: "app", memberId: id, processId: id, topology: topology(1) });
+      sim.round();
+      for (const raw of requests) {
+        // Half of the runs aim at the live group and its members' ids.
+        let req = sameGroup
+          ? { ...raw, groupId: "app", memberId: raw.memberId.length % 2 === 0 ? "a" : raw.memberId }
+          : raw;
+        // Every third one is made a well-formed join, its other fields (rack, tags, endpoint,
+        // instance id, offsets, shutdown flag) left random: the accepted paths get random data too.
+        if (raw.rebalanceTimeoutMs % 3 === 0)
+          req = {
+            ...req,
+            groupId: req.groupId === "" ? "g" : req.groupId,
+            memberId: req.memberId === "" ? "x" : req.memberId,
+            memberEpoch: 0,
+            instanceId: req.instanceId === "" ? null : req.instanceId,
+            rackId: req.rackId === "" ? null : req.rackId,
+            rebalanceTimeoutMs: 1_000,
+            topology: topology(1),
+            processId: req.processId === null || req.processId === "" ? "p" : req.processId,
+            activeTasks: [],
+            standbyTasks: [],
+            warmupTasks: [],
+          };
+        const result = sim.coordinator.heartbeat(req);
+        const bytes = StreamsGroupHeartbeatResponse.encode(result.response, 0);
+        expect(StreamsGroupHeartbeatResponse.decode(bytes, 0)).toEqual(result.response);
+        if (result.response.errorCode !== 0) errors++;
+        else accepted++;
+        sim.advance(10);
+      }
+      // Whatever those did, the group still converges for the members still heartbeating.
+      for (let i = 0; i < CONVERGENCE_ROUNDS && !(sim.stable("app") && settled(sim)); i++) sim.round();
+      expect(sim.stable("app") && settled(sim)).toBe(true);
+    }),
+    { numRuns: RUNS, seed: 511 },
+  );
+  console.log(`streams hostile requests: ${RUNS} runs, ${accepted} accepted, ${errors} answered with an error code`);
 });

@@ -4,6 +4,8 @@
  * new value (`ConfigDef`'s type parsing and `ValidString`/`ValidList`/range validators).
  */
 
+import type { Topic } from "./cluster.js";
+
 /** DescribeConfigs' `configType` (Kafka's `ConfigDef.Type` as `DescribeConfigsResponse.ConfigType`). */
 export const CONFIG_TYPE = {
   BOOLEAN: 1,
@@ -171,4 +173,9 @@ export function splitList(value: string): string[] {
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s !== "");
+}
+
+/** The value of a topic config: the topic's own, else Kafka's default. */
+export function topicConfig(topic: Topic, name: string): string | null {
+  return topic.configs.get(name) ?? TOPIC_CONFIGS.get(name)?.default ?? null;
 }

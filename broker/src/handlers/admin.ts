@@ -15,6 +15,7 @@ import {
   RESOURCE_TYPE,
   splitList,
   TOPIC_CONFIGS,
+  topicConfig,
   type ConfigDef,
 } from "../configs.js";
 import { errorCode } from "../errors.js";
@@ -41,11 +42,6 @@ export function checkTopicConfigs(configs: Iterable<[string, string | null]>): v
     const why = invalidConfig(name, def, value);
     if (why !== null) throw new TopicError("INVALID_CONFIG", why);
   }
-}
-
-/** The value of a topic config: the topic's own, else Kafka's default. */
-export function topicConfig(topic: Topic, name: string): string | null {
-  return topic.configs.get(name) ?? TOPIC_CONFIGS.get(name)?.default ?? null;
 }
 
 /** The broker configs of a node, with the cluster's options where they set one. */
@@ -480,7 +476,7 @@ export function registerAdminHandlers(cluster: Cluster): void {
         if (offset < 0n || offset > log.logEndOffset) {
           return { partitionIndex: p.partitionIndex, lowWatermark: -1n, errorCode: errorCode("OFFSET_OUT_OF_RANGE") };
         }
-        cluster.storedBytes -= log.deleteBefore(offset);
+        cluster.deleteRecordsBefore(partition!, offset);
         return { partitionIndex: p.partitionIndex, lowWatermark: log.logStartOffset, errorCode: NONE };
       }),
     })),

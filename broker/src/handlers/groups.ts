@@ -40,6 +40,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       leader?: string;
       memberId?: string;
       members?: { memberId: string; groupInstanceId: string | null; metadata: Uint8Array }[];
+      skipAssignment?: boolean;
     }) => ({
       throttleTimeMs: 0,
       errorCode: r.errorCode,
@@ -48,7 +49,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       // Not nullable before v7.
       protocolName: r.protocolName ?? (apiVersion >= 7 ? null : ""),
       leader: r.leader ?? "",
-      skipAssignment: false,
+      skipAssignment: r.skipAssignment ?? false,
       memberId: r.memberId ?? req.memberId,
       members: r.members ?? [],
     });
@@ -95,7 +96,8 @@ export function registerGroupHandlers(cluster: Cluster): void {
     const notCoordinator = coordinatorError(ctx, req.groupId);
     if (notCoordinator !== NONE) return { throttleTimeMs: 0, errorCode: notCoordinator };
     const group = groups.existingClassic(req.groupId);
-    const leave = (memberId: string) => group?.leave(memberId) ?? errorCode("UNKNOWN_MEMBER_ID");
+    const leave = (memberId: string, groupInstanceId: string | null = null) =>
+      group?.leave(memberId, groupInstanceId) ?? errorCode("UNKNOWN_MEMBER_ID");
     if (ctx.apiVersion < 3) return { throttleTimeMs: 0, errorCode: leave(req.memberId) };
     return {
       throttleTimeMs: 0,
@@ -103,7 +105,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       members: req.members.map((m) => ({
         memberId: m.memberId,
         groupInstanceId: m.groupInstanceId,
-        errorCode: leave(m.memberId),
+        errorCode: leave(m.memberId, m.groupInstanceId),
       })),
     };
   });
@@ -139,6 +141,8 @@ export function registerGroupHandlers(cluster: Cluster): void {
   });
 
   h.register(9, (req, ctx) => {
+    // v7+: requireStable asks for UNSTABLE_OFFSET_COMMIT where a transaction has offsets pending.
+    const stable = ctx.apiVersion >= 7 && req.requireStable;
     const fetchGroup = (groupId: string, wanted: { name: string; partitionIndexes: number[] }[] | null) => {
       const asked: [string, number[]][] =
         wanted === null ? [...groups.committedTopics(groupId)] : wanted.map((t) => [t.name, t.partitionIndexes]);
@@ -152,7 +156,10 @@ export function registerGroupHandlers(cluster: Cluster): void {
             committedLeaderEpoch: c?.leaderEpoch ?? -1,
             // Kafka's OffsetFetchResponse.NO_METADATA.
             metadata: c?.metadata ?? "",
-            errorCode: NONE,
+            errorCode:
+              stable && cluster.transactions.hasPendingOffset(groupId, name, partitionIndex)
+                ? errorCode("UNSTABLE_OFFSET_COMMIT")
+                : NONE,
           };
         }),
       }));
@@ -315,7 +322,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
         groupState: g.state,
         groupEpoch: g.groupEpoch,
         assignmentEpoch: g.groupEpoch,
-        assignorName: "uniform",
+        assignorName: g.assignor(),
         members: g.describeMembers((id) => cluster.topicsById.get(id)?.name ?? ""),
         authorizedOperations: req.includeAuthorizedOperations ? GROUP_OPERATIONS : NO_AUTHORIZED_OPERATIONS,
       };

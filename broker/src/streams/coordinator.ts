@@ -8,25 +8,19 @@
  * The rules and where they come from are listed in the README's "Streams groups" section.
  */
 
-import type {
-  KeyValue,
-  StreamsGroupHeartbeatRequest,
-  TaskOffset,
-  Topology,
-} from "../../../generated/StreamsGroupHeartbeatRequest.js";
 import {
-  createStreamsGroupHeartbeatResponse,
+  StreamsGroupDescribeResponse,
+  StreamsGroupHeartbeatResponse,
+  type DescribedGroup,
   type Endpoint,
   type EndpointToPartitions,
+  type KeyValue,
   type Status,
-  type StreamsGroupHeartbeatResponse,
-} from "../../../generated/StreamsGroupHeartbeatResponse.js";
-import type { StreamsGroupDescribeRequest } from "../../../generated/StreamsGroupDescribeRequest.js";
-import {
-  createStreamsGroupDescribeResponse,
-  type DescribedGroup,
-  type StreamsGroupDescribeResponse,
-} from "../../../generated/StreamsGroupDescribeResponse.js";
+  type StreamsGroupDescribeRequest,
+  type StreamsGroupHeartbeatRequest,
+  type TaskOffset,
+  type Topology,
+} from "./messages.js";
 import { ERROR_CODES } from "../../../src/error-codes.js";
 import { assignTasks, endOffsetsOf, isCaughtUp } from "./assignor.js";
 import { resolveStreamsGroupConfig, type StreamsGroupConfig } from "./config.js";
@@ -52,6 +46,7 @@ import {
   toTaskIds,
   tupleFromWire,
   tupleToWire,
+  compileRegex,
   validateTopology,
   type ResolvedTopology,
   type TasksTuple,
@@ -247,7 +242,7 @@ export class StreamsGroupCoordinator {
     } catch (e) {
       if (!(e instanceof HeartbeatError)) throw e;
       return {
-        response: createStreamsGroupHeartbeatResponse({
+        response: StreamsGroupHeartbeatResponse.create({
           errorCode: errorCode(e.code),
           errorMessage: e.message,
           memberId: req.memberId,
@@ -483,7 +478,13 @@ export class StreamsGroupCoordinator {
       this.ownersExcept(group, member.memberId),
       owned,
     );
-    if (nextState !== member) {
+    const moved =
+      nextState.memberEpoch !== member.memberEpoch ||
+      nextState.previousMemberEpoch !== member.previousMemberEpoch ||
+      nextState.state !== member.state ||
+      !sameTuple(nextState.assigned, member.assigned) ||
+      !sameTuple(nextState.pendingRevocation, member.pendingRevocation);
+    if (moved) {
       const wasUnrevoked = member.state === MEMBER_STATE.UNREVOKED_TASKS;
       Object.assign(member, nextState);
       records.push(this.currentAssignmentRecord(group, member));
@@ -583,7 +584,7 @@ export class StreamsGroupCoordinator {
       this.removeMember(g, m, records, true);
     }
     return {
-      response: createStreamsGroupHeartbeatResponse({
+      response: StreamsGroupHeartbeatResponse.create({
         memberId: req.memberId,
         memberEpoch: req.memberEpoch,
         heartbeatIntervalMs: this.config["group.streams.heartbeat.interval.ms"],
@@ -643,8 +644,8 @@ export class StreamsGroupCoordinator {
     for (const s of g.topology!.subtopologies) {
       for (const t of s.sourceTopics) names.add(t);
       for (const r of s.sourceTopicRegex) {
-        const re = new RegExp(`^(?:${r})$`, "u");
-        for (const n of all) if (re.test(n) && !n.startsWith("__")) names.add(n);
+        const re = compileRegex(r)!; // validated when the topology was accepted
+        for (const n of all) if (re.matches(n) && !n.startsWith("__")) names.add(n);
       }
       for (const t of s.repartitionSourceTopics) names.add(t.name);
       for (const t of s.stateChangelogTopics) names.add(t.name);
@@ -775,7 +776,7 @@ export class StreamsGroupCoordinator {
     const endpointsJson = json(endpoints);
     const sendEndpoints = m.sent.endpoints !== endpointsJson;
     m.sent.endpoints = endpointsJson;
-    return createStreamsGroupHeartbeatResponse({
+    return StreamsGroupHeartbeatResponse.create({
       memberId: m.memberId,
       memberEpoch: m.memberEpoch,
       currentAssignmentEpoch: g.assignmentEpoch,
@@ -906,7 +907,7 @@ export class StreamsGroupCoordinator {
           })),
       };
     });
-    return createStreamsGroupDescribeResponse({ groups });
+    return StreamsGroupDescribeResponse.create({ groups });
   }
 
   // ---------------------------------------------------------------- replay

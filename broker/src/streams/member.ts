@@ -13,21 +13,25 @@
 
 import net from "node:net";
 import {
-  createStreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatRequest,
+  StreamsGroupHeartbeatResponse,
   type Endpoint,
+  type EndpointToPartitions,
+  type Status,
+  type StreamsGroupDescribeResponse,
   type TaskOffset,
   type Topology,
-} from "../../../generated/StreamsGroupHeartbeatRequest.js";
-import {
-  StreamsGroupHeartbeatResponse,
-  type Status,
-  type StreamsGroupHeartbeatResponse as HeartbeatResponse,
-  type EndpointToPartitions,
-} from "../../../generated/StreamsGroupHeartbeatResponse.js";
+} from "./messages.js";
+
+type HeartbeatResponse = StreamsGroupHeartbeatResponse;
 import { FrameSplitter, type Protocol } from "../../../src/runtime/index.js";
-import type { StreamsGroupDescribeResponse } from "../../../generated/StreamsGroupDescribeResponse.js";
-import { encodeSeedRequestFrame, SEED_STREAMS_APIS, STREAMS_GROUP_DESCRIBE, withSeedStreamsApis } from "./protocol.js";
+import {
+  encodeSeedRequestFrame,
+  SEED_STREAMS_APIS,
+  STREAMS_GROUP_DESCRIBE,
+  STREAMS_GROUP_HEARTBEAT,
+  withSeedStreamsApis,
+} from "./protocol.js";
 import { ERROR_CODES } from "../../../src/error-codes.js";
 import { EMPTY_TASKS, ROLES, sameTuple, tupleFromWire, tupleToWire, type TasksTuple } from "./tasks.js";
 
@@ -112,7 +116,7 @@ export class StreamsMemberProtocol {
     const o = this.options;
     this.leaveSent = this.leaving !== null;
     if (this.leaving !== null)
-      return createStreamsGroupHeartbeatRequest({
+      return StreamsGroupHeartbeatRequest.create({
         groupId: o.groupId,
         memberId: o.memberId,
         memberEpoch: this.leaving === "static" ? -2 : -1,
@@ -121,7 +125,7 @@ export class StreamsMemberProtocol {
       });
     if (this.memberEpoch === 0) {
       this.ownedSent = EMPTY_TASKS;
-      return createStreamsGroupHeartbeatRequest({
+      return StreamsGroupHeartbeatRequest.create({
         groupId: o.groupId,
         memberId: o.memberId,
         memberEpoch: 0,
@@ -138,7 +142,7 @@ export class StreamsMemberProtocol {
         shutdownApplication: this.shutdownRequested,
       });
     }
-    const req = createStreamsGroupHeartbeatRequest({
+    const req = StreamsGroupHeartbeatRequest.create({
       groupId: o.groupId,
       memberId: o.memberId,
       memberEpoch: this.memberEpoch,
@@ -233,25 +237,6 @@ export interface StreamsGroupMemberOptions extends StreamsMemberOptions {
   readonly requestTimeoutMs?: number;
   /** The first heartbeat interval, before the coordinator gives one (default 100 ms). */
   readonly initialIntervalMs?: number;
-}
-
-const API_KEY = 88;
-
-/** Request header v2 (flexible): api key, api version, correlation id, client id (int16 string), no tagged fields. */
-function requestFrame(correlationId: number, clientId: string, body: Uint8Array): Uint8Array {
-  const id = new TextEncoder().encode(clientId);
-  const headerSize = 2 + 2 + 4 + 2 + id.length + 1;
-  const frame = new Uint8Array(4 + headerSize + body.length);
-  const v = new DataView(frame.buffer);
-  v.setInt32(0, headerSize + body.length);
-  v.setInt16(4, API_KEY);
-  v.setInt16(6, 0);
-  v.setInt32(8, correlationId);
-  v.setInt16(12, id.length);
-  frame.set(id, 14);
-  frame[14 + id.length] = 0;
-  frame.set(body, 15 + id.length);
-  return frame;
 }
 
 /**
@@ -350,7 +335,16 @@ export class StreamsGroupMember {
       };
     });
     socket.write(
-      requestFrame(id, this.options.clientId ?? "kafka-wire-streams", StreamsGroupHeartbeatRequest.encode(req, 0)),
+      encodeSeedRequestFrame(
+        SEED_STREAMS_APIS.get(STREAMS_GROUP_HEARTBEAT)!,
+        {
+          apiKey: STREAMS_GROUP_HEARTBEAT,
+          apiVersion: 0,
+          correlationId: id,
+          clientId: this.options.clientId ?? "kafka-wire-streams",
+        },
+        req,
+      ),
     );
     const resp = await response;
     const event = this.protocol.onResponse(resp);

@@ -13,9 +13,8 @@
 
 import { decodeRecords, type RecordBatch } from "../../../src/records/index.js";
 import type { InternalTopics } from "../../../src/runtime/index.js";
-import type { StreamsGroupDescribeRequest } from "../../../generated/StreamsGroupDescribeRequest.js";
-import type { StreamsGroupHeartbeatRequest } from "../../../generated/StreamsGroupHeartbeatRequest.js";
-import type { BrokerPlugin, Cluster } from "../cluster.js";
+import type { StreamsGroupDescribeRequest, StreamsGroupHeartbeatRequest } from "./messages.js";
+import { TopicError, type BrokerPlugin, type Cluster } from "../cluster.js";
 import { errorCode } from "../errors.js";
 import { coordinatorFor, coordinatorPartition, COORDINATOR_TYPES } from "../handlers/coordinator.js";
 import type { ApiKey, Handler } from "../types.js";
@@ -97,13 +96,19 @@ export class StreamsGroups {
       this.append(result.records);
       for (const t of result.topicsToCreate) {
         if (cluster.topics.has(t.name)) continue;
-        cluster.createTopic(t.name, {
-          partitions: t.partitions,
-          ...(t.replicationFactor > 0
-            ? { replicationFactor: Math.min(t.replicationFactor, cluster.nodes.length) }
-            : {}),
-          configs: Object.fromEntries(t.configs.map((c) => [c.key, c.value])),
-        });
+        try {
+          cluster.createTopic(t.name, {
+            partitions: t.partitions,
+            ...(t.replicationFactor > 0
+              ? { replicationFactor: Math.min(t.replicationFactor, cluster.nodes.length) }
+              : {}),
+            configs: Object.fromEntries(t.configs.map((c) => [c.key, c.value])),
+          });
+        } catch (e) {
+          // A name or count the cluster refuses: the group stays at MISSING_INTERNAL_TOPICS.
+          if (!(e instanceof TopicError)) throw e;
+          cluster.log(`streams group ${req.groupId}: internal topic ${t.name} not created: ${e.message}`);
+        }
       }
       return result.response as never;
     };

@@ -8,10 +8,12 @@
  * response header v1 (Kafka's rule); those headers are read and written here.
  */
 
-import { StreamsGroupDescribeRequest } from "../../../generated/StreamsGroupDescribeRequest.js";
-import { StreamsGroupDescribeResponse } from "../../../generated/StreamsGroupDescribeResponse.js";
-import { StreamsGroupHeartbeatRequest } from "../../../generated/StreamsGroupHeartbeatRequest.js";
-import { StreamsGroupHeartbeatResponse } from "../../../generated/StreamsGroupHeartbeatResponse.js";
+import {
+  StreamsGroupDescribeRequest,
+  StreamsGroupDescribeResponse,
+  StreamsGroupHeartbeatRequest,
+  StreamsGroupHeartbeatResponse,
+} from "./messages.js";
 import {
   KafkaDecodeError,
   Reader,

@@ -12,8 +12,7 @@
 import { encodeRecordBatch, decodeRecords, dataRecords, type RecordBatchInit } from "../../../src/records/index.js";
 import { defineInternalTopics } from "../../../src/codegen/v1.js";
 import type { InternalRecord, InternalTopics } from "../../../src/runtime/index.js";
-import { internalTopics as seedInternalTopics } from "../../../generated/internal-topics.js";
-import type { StreamsGroupMemberMetadataValue } from "../../../generated/StreamsGroupMemberMetadataValue.js";
+import { seedInternalTopics, type StreamsGroupMemberMetadataValue } from "./messages.js";
 
 export const CONSUMER_OFFSETS = "__consumer_offsets";
 

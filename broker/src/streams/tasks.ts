@@ -5,7 +5,8 @@
  * the statuses of the StreamsGroupHeartbeat response.
  */
 
-import type { Subtopology, TaskIds, TopicInfo, Topology } from "../../../generated/StreamsGroupHeartbeatRequest.js";
+import { compileRegex as compileTopicRegex, RegexError, type TopicRegex } from "../regex.js";
+import type { Subtopology, TaskIds, TopicInfo, Topology } from "./messages.js";
 
 /** One task: `subtopologyId` × `partition`. */
 export interface Task {
@@ -104,12 +105,17 @@ export class InvalidTopologyError extends Error {
   override readonly name = "InvalidTopologyError";
 }
 
-/** Anchored, as Kafka's `Pattern.matcher(topic).matches()`. */
-function compileRegex(source: string): RegExp | null {
+/**
+ * A member's source topic regex, compiled by the broker's linear-time matcher (`../regex.ts`,
+ * RE2 syntax as Kafka's RE2J; a backtracking RegExp could be stalled by `(a+)+$`), or null when
+ * it does not compile (or is longer than 1000 characters).
+ */
+export function compileRegex(source: string): TopicRegex | null {
   try {
-    return new RegExp(`^(?:${source})$`, "u");
-  } catch {
-    return null;
+    return compileTopicRegex(source);
+  } catch (e) {
+    if (e instanceof RegexError) return null;
+    throw e;
   }
 }
 
@@ -147,7 +153,10 @@ export function validateTopology(topology: Topology): void {
     for (const t of [...s.sourceTopics, ...s.repartitionSinkTopics])
       if (t === "") fail(`${where} names an empty topic`);
     for (const r of s.sourceTopicRegex)
-      if (compileRegex(r) === null) fail(`${where}: source topic regex ${JSON.stringify(r)} does not compile`);
+      if (compileRegex(r) === null)
+        fail(
+          `${where}: source topic regex ${JSON.stringify(r)} does not compile (RE2 syntax, at most 1000 characters)`,
+        );
     const infos = (field: string, list: readonly TopicInfo[]) => {
       for (const t of list) {
         if (t.name === "") fail(`${where}: ${field} has an empty topic name`);
@@ -265,7 +274,7 @@ export function resolveTopology(topology: Topology, topics: TopicMetadataSource)
     const perRegex: string[][] = [];
     for (const r of s.sourceTopicRegex) {
       const re = compileRegex(r)!;
-      const matches = allNames.filter((n) => re.test(n) && !n.startsWith("__"));
+      const matches = allNames.filter((n) => re.matches(n) && !n.startsWith("__"));
       if (matches.length === 0) missing.push(`regex ${r}`);
       for (const n of matches) {
         inputTopics.set(n, topics.describe(n)!);
