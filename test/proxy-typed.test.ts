@@ -16,7 +16,10 @@ describeShared("typed proxy filters", "kafka-schemas", () => {
   it("examples/proxy/typed.ts compiles; a misspelled field in a typed filter does not", async () => {
     const dir = path.join(path.dirname(CORPUS_OUT), "proxy-typed");
     mkdirSync(dir, { recursive: true });
-    const proxyIndex = path.relative(dir, path.join(REPO_ROOT, "proxy", "src", "index.js")).split(path.sep).join("/");
+    const proxyIndex = path
+      .relative(dir, path.join(REPO_ROOT, "proxy", "src", "index.js"))
+      .split(path.sep)
+      .join("/");
     const source = readFileSync(path.join(REPO_ROOT, "examples", "proxy", "typed.ts"), "utf8")
       .replace('from "kafka-wire-proxy"', `from "${proxyIndex}"`)
       .replace('from "./kafka/index.js"', 'from "../generated/index.js"');

@@ -21,12 +21,20 @@ const filters = new Filters<Apis>()
   // A filter may answer itself: the broker never sees these requests.
   .onRequest(ApiKey.DeleteTopics, (req, ctx) =>
     ctx.respond({
-      responses: (req.body.topicNames ?? []).map((name) => ({ name, errorCode: 41 /* POLICY_VIOLATION */, errorMessage: "not through this proxy" })),
+      responses: (req.body.topicNames ?? []).map((name) => ({
+        name,
+        errorCode: 41 /* POLICY_VIOLATION */,
+        errorMessage: "not through this proxy",
+      })),
     }),
   )
   // Responses too: hide records whose key starts with "internal-".
   .onResponse(ApiKey.Fetch, async (res, ctx) =>
-    ctx.forward(await editFetchRecords(res.body, (r) => (r.key !== null && Buffer.from(r.key).toString().startsWith("internal-") ? null : undefined))),
+    ctx.forward(
+      await editFetchRecords(res.body, (r) =>
+        r.key !== null && Buffer.from(r.key).toString().startsWith("internal-") ? null : undefined,
+      ),
+    ),
   );
 
 const upstream = process.argv[2] ?? "127.0.0.1:9092";

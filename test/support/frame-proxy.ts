@@ -22,7 +22,11 @@ export interface ProxiedFrame {
 }
 
 /** Why the proxy closes a connection when nothing went wrong. */
-const ORDINARY_CLOSE = new Set(["the client closed the connection", "the broker closed the connection", "the proxy is closing"]);
+const ORDINARY_CLOSE = new Set([
+  "the client closed the connection",
+  "the broker closed the connection",
+  "the proxy is closing",
+]);
 
 export class FrameProxy {
   /** Every frame, in the order seen. */
