@@ -31,7 +31,7 @@ import { corpusIndex } from "./support/corpus.js";
 import { findKcat, hex, KafkaTestClient, runKcat, startKcatMock } from "./support/kcat.js";
 import { findLibrdkafka, librdkafkaMissing, peerMissing, startMockCluster } from "./support/librdkafka.js";
 import { describeShared } from "./support/shared.js";
-import { remotePortsOf, watchPeers } from "./support/tcp-peers.js";
+import { canSeePeers, remotePortsOf, watchPeers } from "./support/tcp-peers.js";
 
 const CLIENT_TIMEOUT_MS = 30_000;
 const METADATA = 3;
@@ -127,6 +127,11 @@ async function kafkajsRoundTrip(bootstrap: string, topic: string, count: number,
 const sorted = <T>(xs: readonly T[]): T[] => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
 describeShared("kafka-wire-proxy", "kafka-schemas", () => {
+  // Who is connected to whom is read from Linux's /proc (test/support/tcp-peers.ts).
+  if (!canSeePeers()) {
+    peerMissing("/proc/net/tcp", "this machine has no /proc/net/tcp (Linux) to see who connects to whom");
+    return;
+  }
   let protocol: Protocol;
   beforeAll(async () => {
     ({ protocol } = await corpusIndex());

@@ -459,8 +459,8 @@ class Connection {
     const receivedAt = performance.now();
     const protocol = this.proxy.protocol;
     const api = protocol === null ? null : knownApi(protocol, apiKey, apiVersion);
-    if (api === null) {
-      // Unknown to the codecs: byte for byte, and its response too.
+    // Unknown to the codecs, or not decodable: byte for byte, and its response too.
+    const opaque = (error?: unknown): void => {
       this.expect({
         correlationId,
         apiKey,
@@ -472,26 +472,14 @@ class Connection {
         answered: false,
       });
       this.forwardRequest(frame);
-      this.logMessage("request", { apiKey, apiVersion, correlationId, api: null, frame, opaque: true });
-      return;
-    }
+      this.logMessage("request", { apiKey, apiVersion, correlationId, api, frame, opaque: true, error });
+    };
+    if (api === null) return opaque();
     let decoded: ReturnType<Protocol["decodeRequestFrame"]>;
     try {
       decoded = protocol!.decodeRequestFrame(frame);
     } catch (e) {
-      this.expect({
-        correlationId,
-        apiKey,
-        apiVersion,
-        api: null,
-        receivedAt,
-        request: null,
-        out: undefined,
-        answered: false,
-      });
-      this.forwardRequest(frame);
-      this.logMessage("request", { apiKey, apiVersion, correlationId, api, frame, opaque: true, error: e });
-      return;
+      return opaque(e);
     }
     const request: ProxyRequest<unknown> = {
       apiKey,
