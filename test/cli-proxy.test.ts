@@ -6,7 +6,7 @@
  */
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Kafka, logLevel } from "kafkajs";
@@ -136,6 +136,68 @@ describeShared("kafka-wire proxy (the command)", "kafka-schemas/clients", (clien
     expect(metadata.changed).toBe("addresses");
     expect(metadata.body.brokers[0].port).not.toBe(broker.port);
     for (const l of lines) expect(["request", "response", "connection"]).toContain(l.direction);
+  }, 300_000);
+});
+
+describeShared("kafka-wire proxy --filters", "kafka-schemas/clients", (clients) => {
+  const work = mkdtempSync(path.join(os.tmpdir(), "kafka-wire-proxy-filters-"));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+  it("loads a module's default Filters: kafkajs produces to 'orders', the broker stores acme.orders", async () => {
+    const { protocol } = await corpusIndex();
+    const broker = await startBroker({ protocol, topics: [{ name: "acme.orders", partitions: 1 }] });
+    const tenant = path.join(REPO_ROOT, "examples", "proxy", "tenant.ts");
+    const module = path.join(work, "acme.ts");
+    writeFileSync(
+      module,
+      `import { tenantTopics } from ${JSON.stringify(tenant)};\nexport default tenantTopics("acme.");\n`,
+    );
+    const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
+    const args = ["cli/cli.ts", "proxy", "--upstream", broker.bootstrap, "--listen", "127.0.0.1:0", "--log", "jsonl"];
+    args.push("--filters", module, "--schemas", clients, "--cache-dir", path.join(work, "cache"));
+    const child = spawn(tsx, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s));
+    child.stderr.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+    const exited = new Promise<number | null>((resolve) => child.once("close", (code) => resolve(code)));
+    try {
+      const bootstrap = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no listening line; stderr:\n${stderr}`)), 240_000);
+        child.stderr.on("data", () => {
+          const m = /listening on (127\.0\.0\.1:\d+)/.exec(stderr);
+          if (m !== null) {
+            clearTimeout(timer);
+            resolve(m[1]!);
+          }
+        });
+        void exited.then((code) => reject(new Error(`exited with ${code}; stderr:\n${stderr}`)));
+      });
+      const kafka = new Kafka({
+        clientId: "tenant",
+        brokers: [bootstrap],
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 2 },
+      });
+      const producer = kafka.producer({ allowAutoTopicCreation: false });
+      await producer.connect();
+      await producer.send({ topic: "orders", messages: [{ value: "one" }] });
+      await producer.disconnect();
+    } finally {
+      child.kill("SIGTERM");
+      await broker.close();
+    }
+    expect(await exited, stderr).toBe(0);
+    const produce = stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as Record<string, any>) // eslint-disable-line @typescript-eslint/no-explicit-any
+      .filter((l) => l.api === "Produce");
+    expect(produce.map((l) => [l.direction, (l.body.topicData ?? l.body.responses)[0].name])).toEqual([
+      ["request", "acme.orders"],
+      ["response", "orders"],
+    ]);
+    expect(produce[1]!.body.responses[0].partitionResponses[0].errorCode).toBe(0);
   }, 300_000);
 });
 

@@ -106,9 +106,17 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     if (protocol === undefined) throw new Error("--filters needs the codecs: give --schemas or --kafka");
     const mod = (await import(pathToFileURL(path.resolve(cwd, flags.filters)).href)) as { default?: unknown };
     const made = typeof mod.default === "function" ? (mod.default as (p: unknown) => unknown)(protocol) : mod.default;
-    if (!(made instanceof proxyModule.Filters))
+    // By shape, not instanceof: the module may have its own copy of kafka-wire-proxy (the CLI bundles one).
+    const shaped = made as { requests?: unknown; responses?: unknown } | null;
+    if (
+      typeof shaped !== "object" ||
+      shaped === null ||
+      !(shaped.requests instanceof Map) ||
+      !(shaped.responses instanceof Map)
+    ) {
       throw new Error(`${flags.filters}: its default export is not a Filters (or a function returning one)`);
-    filters = made;
+    }
+    filters = made as InstanceType<typeof proxyModule.Filters>;
   }
   let records: boolean | { codecs: unknown } | undefined;
   if (flags.records === true) {
