@@ -397,6 +397,61 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
     });
   });
 
+  it("backpressure: with maxInFlight 5 the broker gets 5 pipelined requests until it answers one; another client is not held up", async () => {
+    // A broker that holds its answers until told: it counts requests per connection and answers
+    // the oldest one (an ApiVersions v0 reply, hand-made: size 10 | correlation id | errorCode 0 |
+    // empty int32 array) when release() is called.
+    const held: { socket: net.Socket; ids: Buffer[] }[] = [];
+    const server = net.createServer((socket) => {
+      const entry = { socket, ids: [] as Buffer[] };
+      held.push(entry);
+      const splitter = new FrameSplitter();
+      socket.on("data", (chunk: Buffer) => {
+        for (const frame of splitter.push(chunk)) entry.ids.push(Buffer.from(frame.subarray(8, 12)));
+      });
+    });
+    const release = (entry: { socket: net.Socket; ids: Buffer[] }, index: number) => {
+      const reply = Buffer.alloc(14);
+      reply.writeInt32BE(10, 0);
+      entry.ids[index]!.copy(reply, 4);
+      entry.socket.write(reply);
+    };
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const proxy = await startProxy({ upstream: `127.0.0.1:${port}`, protocol, maxInFlight: 5 });
+    const sockets: net.Socket[] = [];
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      const greedy = net.connect({ host: proxy.host, port: proxy.port });
+      sockets.push(greedy);
+      const frames = Array.from({ length: 50 }, (_, i) =>
+        protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: i, clientId: "greedy" }, {}),
+      );
+      greedy.write(Buffer.concat(frames));
+      await settle();
+      expect(held).toHaveLength(1);
+      expect(held[0]!.ids).toHaveLength(5);
+      // One answer frees one slot: exactly one more request goes through.
+      release(held[0]!, 0);
+      await settle();
+      expect(held[0]!.ids).toHaveLength(6);
+      // A second client has its own connection and its own bound.
+      const other = net.connect({ host: proxy.host, port: proxy.port });
+      sockets.push(other);
+      const answered = new Promise<Buffer>((resolve) => other.once("data", (c: Buffer) => resolve(c)));
+      other.write(protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 77, clientId: "other" }, {}));
+      await settle();
+      expect(held).toHaveLength(2);
+      release(held[1]!, 0);
+      expect((await answered).readInt32BE(4)).toBe(77);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await proxy.close();
+      for (const h of held) h.socket.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("a frame whose api key the codecs do not know passes through byte for byte, and so does its response", async () => {
     // A broker of a protocol extension: answers api key 1000 with a fixed frame (hand-made:
     // size 9 | correlation id from the request | 5 bytes "hello").

@@ -416,6 +416,8 @@ class Connection {
 
   private drain(queue: Uint8Array[], request: boolean, direction: "request" | "response"): void {
     while (queue.length > 0 && !this.closed) {
+      // A chunk may hold many requests: past maxInFlight they wait here until responses come back.
+      if (request && this.awaiting.size >= this.proxy.maxInFlight) return;
       const frame = queue.shift()!;
       let pending: Promise<void> | void;
       try {
@@ -729,6 +731,8 @@ class Connection {
       const next = this.order.shift()!;
       if (next.out != null && !this.closed) this.client.write(next.out);
     }
+    // A slot came free: requests held back by maxInFlight may go on.
+    if (this.requestQueue.length > 0 && !this.requestBusy && !this.closed) this.pump("request");
   }
 
   private logEvent(event: "open" | "close" | "warning", detail: string): void {
