@@ -452,6 +452,52 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
     }
   });
 
+  it("ApiVersions: a version past the codecs' is lowered for the APIs the proxy must read, and only for those", async () => {
+    const metadata = protocol.api(METADATA).response.validVersions.highest;
+    // A broker from the future: Metadata, and api key 1000 (unknown to the codecs), up to v99.
+    const server = net.createServer((socket) => {
+      const splitter = new FrameSplitter();
+      socket.on("data", (chunk: Buffer) => {
+        for (const frame of splitter.push(chunk)) {
+          const correlationId = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getInt32(8);
+          const apiKeys = [
+            { apiKey: METADATA, minVersion: 4, maxVersion: 99 },
+            { apiKey: 18, minVersion: 0, maxVersion: 4 },
+            { apiKey: 1000, minVersion: 0, maxVersion: 99 },
+          ];
+          socket.write(
+            protocol.encodeResponseFrame({ apiKey: 18, apiVersion: 3, correlationId }, { errorCode: 0, apiKeys }),
+          );
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const log: LogEntry[] = [];
+    const proxy = await startProxy({ upstream: `127.0.0.1:${port}`, protocol, log: (e) => log.push(e) });
+    const client = await KafkaTestClient.connect(proxy.host, proxy.port, protocol, { timeoutMs: 5000 });
+    try {
+      const { body } = await client.call<{ apiKeys: { apiKey: number; maxVersion: number }[] }>(18, 3, {
+        clientSoftwareName: "t",
+        clientSoftwareVersion: "1",
+      });
+      expect(body.apiKeys.map((k) => [k.apiKey, k.maxVersion])).toEqual([
+        [METADATA, metadata],
+        [18, 4],
+        [1000, 99],
+      ]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(log.find((e) => e.direction === "response")).toMatchObject({
+        api: "ApiVersions",
+        changed: "api versions",
+      });
+    } finally {
+      client.close();
+      await proxy.close();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
   it("a frame whose api key the codecs do not know passes through byte for byte, and so does its response", async () => {
     // A broker of a protocol extension: answers api key 1000 with a fixed frame (hand-made:
     // size 9 | correlation id from the request | 5 bytes "hello").
