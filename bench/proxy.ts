@@ -88,7 +88,9 @@ async function startChild(command: string, args: string[]): Promise<Child> {
 
 /** librdkafka 2.15.1's mock cluster when built (the folder test/support/librdkafka.ts names), else null. */
 function mockClusterPath(): string | null {
-  const root = process.env["KAFKA_WIRE_CACHE"] || path.join(process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "kafka-wire");
+  const root =
+    process.env["KAFKA_WIRE_CACHE"] ||
+    path.join(process.env["XDG_CACHE_HOME"] || path.join(os.homedir(), ".cache"), "kafka-wire");
   const file = path.join(root, "librdkafka-2.15.1", "bin", "mock-cluster");
   try {
     accessSync(file, constants.X_OK);
@@ -144,7 +146,12 @@ interface Numbers {
   throughputMBps: number;
 }
 
-async function measure(protocol: Protocol, address: string, topic: string, cpu: () => Promise<number>): Promise<Numbers> {
+async function measure(
+  protocol: Protocol,
+  address: string,
+  topic: string,
+  cpu: () => Promise<number>,
+): Promise<Numbers> {
   const client = await Client.connect(address);
   const small = encodeRecordBatch({ records: [{ value: "x".repeat(100) }] }) as Uint8Array;
   const big = encodeRecordBatch({ records: [{ value: new Uint8Array(64 * 1024).fill(7) }] }) as Uint8Array;
@@ -154,7 +161,10 @@ async function measure(protocol: Protocol, address: string, topic: string, cpu: 
       { acks: 1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] },
     );
   const metadata = (correlationId: number) =>
-    protocol.encodeRequestFrame({ apiKey: METADATA, apiVersion: 12, correlationId, clientId: "bench" }, { topics: [{ name: topic }] });
+    protocol.encodeRequestFrame(
+      { apiKey: METADATA, apiVersion: 12, correlationId, clientId: "bench" },
+      { topics: [{ name: topic }] },
+    );
   const latency = async (build: (id: number) => Uint8Array): Promise<[number, number]> => {
     for (let i = 0; i < 100; i++) await client.send(build); // warm-up
     const times: number[] = [];
@@ -187,13 +197,22 @@ async function measure(protocol: Protocol, address: string, topic: string, cpu: 
     return {
       cpuPerRequestUs: (cpu1 - cpu0) / (2 * (LATENCY_ROUNDS + 100)),
       cpuPerMBms: (cpu2 - cpu1) / 1000 / megabytes,
-      produceMedianUs, produceP99Us, metadataMedianUs, metadataP99Us, throughputMBps: (THROUGHPUT_REQUESTS * big.length) / 1e6 / seconds };
+      produceMedianUs,
+      produceP99Us,
+      metadataMedianUs,
+      metadataP99Us,
+      throughputMBps: (THROUGHPUT_REQUESTS * big.length) / 1e6 / seconds,
+    };
   } finally {
     client.close();
   }
 }
 
-const median = (xs: number[]): number => quantile([...xs].sort((a, b) => a - b), 0.5);
+const median = (xs: number[]): number =>
+  quantile(
+    [...xs].sort((a, b) => a - b),
+    0.5,
+  );
 
 async function main(): Promise<void> {
   const { codecs } = await loadSchemaSet({ cwd: REPO_ROOT, schemas: [path.join(SCHEMAS_DIR, "clients")] });
@@ -202,10 +221,32 @@ async function main(): Promise<void> {
   const topics = ["bench", "acme.bench"];
   const broker =
     mock !== null
-      ? await startChild(mock, topics.flatMap((t) => ["--topic", `${t}:1`]))
-      : await startChild(process.execPath, ["--import", "tsx", "examples/broker/main.ts", "--schemas", path.join(SCHEMAS_DIR, "clients"), ...topics.flatMap((t) => ["--topic", `${t}:1`])]);
-  const server = (extra: string[]) => startChild(process.execPath, ["--import", "tsx", "bench/proxy-server.ts", "--upstream", broker.bootstrap, ...extra]);
-  const proxies = { plain: await server([]), tenant: await server(["--tenant", "acme."]), log: await server(["--log"]) };
+      ? await startChild(
+          mock,
+          topics.flatMap((t) => ["--topic", `${t}:1`]),
+        )
+      : await startChild(process.execPath, [
+          "--import",
+          "tsx",
+          "examples/broker/main.ts",
+          "--schemas",
+          path.join(SCHEMAS_DIR, "clients"),
+          ...topics.flatMap((t) => ["--topic", `${t}:1`]),
+        ]);
+  const server = (extra: string[]) =>
+    startChild(process.execPath, [
+      "--import",
+      "tsx",
+      "bench/proxy-server.ts",
+      "--upstream",
+      broker.bootstrap,
+      ...extra,
+    ]);
+  const proxies = {
+    plain: await server([]),
+    tenant: await server(["--tenant", "acme."]),
+    log: await server(["--log"]),
+  };
   const targets: [string, Child][] = [
     ["direct", broker],
     ["proxy", proxies.plain],

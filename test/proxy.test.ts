@@ -16,20 +16,30 @@ import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBroker, type Broker } from "../examples/broker/broker.js";
 import { tenantTopics } from "../examples/proxy/tenant.js";
-import { editFetchRecords, editProduceRecords, Filters, startProxy, type LogEntry, type MessageLogEntry, type Proxy, type TappedFrame } from "../proxy/src/index.js";
+import {
+  editFetchRecords,
+  editProduceRecords,
+  Filters,
+  startProxy,
+  type LogEntry,
+  type MessageLogEntry,
+  type Proxy,
+  type TappedFrame,
+} from "../proxy/src/index.js";
 import { FrameSplitter, type Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { findKcat, hex, KafkaTestClient, runKcat, startKcatMock } from "./support/kcat.js";
 import { findLibrdkafka, librdkafkaMissing, peerMissing, startMockCluster } from "./support/librdkafka.js";
 import { describeShared } from "./support/shared.js";
-import { remotePortsOf, watchPeers } from "./support/tcp-peers.js";
+import { canSeePeers, remotePortsOf, watchPeers } from "./support/tcp-peers.js";
 
 const CLIENT_TIMEOUT_MS = 30_000;
 const METADATA = 3;
 const FIND_COORDINATOR = 10;
 
 /** Text of a Buffer or null. */
-const text = (b: Buffer | null | undefined): string | null => (b === null || b === undefined ? null : b.toString("utf8"));
+const text = (b: Buffer | null | undefined): string | null =>
+  b === null || b === undefined ? null : b.toString("utf8");
 
 /** Every frame in `chunks` (one connection's bytes, in order). */
 function framesOf(chunks: readonly Uint8Array[]): Uint8Array[] {
@@ -71,17 +81,29 @@ async function kafkajsRoundTrip(bootstrap: string, topic: string, count: number,
     await producer.send({
       topic,
       acks: -1,
-      messages: Array.from({ length: count }, (_, i) => ({ key: `k${i}`, value: `value ${i}`, headers: { n: String(i) } })),
+      messages: Array.from({ length: count }, (_, i) => ({
+        key: `k${i}`,
+        value: `value ${i}`,
+        headers: { n: String(i) },
+      })),
     });
   } finally {
     await producer.disconnect();
   }
-  const consumer = kafka.consumer({ groupId: group, maxWaitTimeInMs: 100, sessionTimeout: 10_000, heartbeatInterval: 500 });
+  const consumer = kafka.consumer({
+    groupId: group,
+    maxWaitTimeInMs: 100,
+    sessionTimeout: 10_000,
+    heartbeatInterval: 500,
+  });
   await consumer.connect();
   try {
     await consumer.subscribe({ topics: [topic], fromBeginning: true });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`kafkajs consumed ${run.consumed.length} of ${count}`)), CLIENT_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`kafkajs consumed ${run.consumed.length} of ${count}`)),
+        CLIENT_TIMEOUT_MS,
+      );
       consumer
         .run({
           eachMessage: async ({ message }) => {
@@ -105,6 +127,11 @@ async function kafkajsRoundTrip(bootstrap: string, topic: string, count: number,
 const sorted = <T>(xs: readonly T[]): T[] => [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
 
 describeShared("kafka-wire-proxy", "kafka-schemas", () => {
+  // Who is connected to whom is read from Linux's /proc (test/support/tcp-peers.ts).
+  if (!canSeePeers()) {
+    peerMissing("/proc/net/tcp", "this machine has no /proc/net/tcp (Linux) to see who connects to whom");
+    return;
+  }
   let protocol: Protocol;
   beforeAll(async () => {
     ({ protocol } = await corpusIndex());
@@ -150,17 +177,22 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
         expect([...seen].filter((p) => !fromProxy.has(p))).toEqual([]);
       }
       expect(sorted(run.consumed)).toEqual(
-        sorted(Array.from({ length: 12 }, (_, i) => ({ key: `k${i}`, value: `value ${i}`, headers: { n: String(i) } }))),
+        sorted(
+          Array.from({ length: 12 }, (_, i) => ({ key: `k${i}`, value: `value ${i}`, headers: { n: String(i) } })),
+        ),
       );
       // kafkajs connected only to the proxy (the broker names itself in Metadata and FindCoordinator).
       expect(new Set(run.connectedTo)).toEqual(new Set([proxy.bootstrap]));
-      expect(proxy.listeners()).toEqual([{ host: "127.0.0.1", port: proxy.port, upstream: { host: broker.host, port: broker.port } }]);
+      expect(proxy.listeners()).toEqual([
+        { host: "127.0.0.1", port: proxy.port, upstream: { host: broker.host, port: broker.port } },
+      ]);
 
       // Per connection, the frames kafkajs received are the upstream's, byte for byte, except the
       // address-naming ones, whose only difference is the broker's host and port.
       const opened = new Map<number, number>(); // client port -> proxy connection
       for (const e of log) {
-        if (e.direction === "connection" && e.event === "open") opened.set(Number(/:(\d+) ->/.exec(e.detail)![1]), e.connection);
+        if (e.direction === "connection" && e.event === "open")
+          opened.set(Number(/:(\d+) ->/.exec(e.detail)![1]), e.connection);
       }
       let compared = 0;
       let rewritten = 0;
@@ -179,9 +211,15 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
           const mine = protocol.decodeResponseFrame(frame, u.apiKey, u.apiVersion).body as Record<string, unknown>;
           const theirs = protocol.decodeResponseFrame(u.frame, u.apiKey, u.apiVersion).body as Record<string, unknown>;
           const addressless = (b: Record<string, unknown>) =>
-            JSON.parse(JSON.stringify(b, (k, v) => (k === "host" || k === "port" ? "<address>" : typeof v === "bigint" ? String(v) : v)));
+            JSON.parse(
+              JSON.stringify(b, (k, v) =>
+                k === "host" || k === "port" ? "<address>" : typeof v === "bigint" ? String(v) : v,
+              ),
+            );
           expect(addressless(mine)).toEqual(addressless(theirs));
-          expect(JSON.stringify(mine, (_, v) => (typeof v === "bigint" ? String(v) : v))).toContain(`"port":${proxy.port}`);
+          expect(JSON.stringify(mine, (_, v) => (typeof v === "bigint" ? String(v) : v))).toContain(
+            `"port":${proxy.port}`,
+          );
         });
       }
       expect(compared).toBeGreaterThan(10);
@@ -205,8 +243,8 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
       const produce = requests.find((e) => e.api === "Produce")!;
       const produceBody = JSON.parse(produce.body!);
       // The record batch summarised: 12 records in partitions of "plain".
-      const counted = produceBody.topicData[0].partitionData.flatMap((p: { records: { batches: { recordCount: number }[] } }) =>
-        p.records.batches.map((b) => b.recordCount),
+      const counted = produceBody.topicData[0].partitionData.flatMap(
+        (p: { records: { batches: { recordCount: number }[] } }) => p.records.batches.map((b) => b.recordCount),
       );
       expect(counted.reduce((a: number, b: number) => a + b, 0)).toBe(12);
     });
@@ -219,7 +257,9 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
       } finally {
         await proxy.close();
       }
-      expect(sorted(run.consumed.map((m) => m.value))).toEqual(sorted(Array.from({ length: 5 }, (_, i) => `value ${i}`)));
+      expect(sorted(run.consumed.map((m) => m.value))).toEqual(
+        sorted(Array.from({ length: 5 }, (_, i) => `value ${i}`)),
+      );
       // Straight to the broker: the records are in acme.orders; the client's view lists "orders" only.
       const direct = await KafkaTestClient.connect(broker.host, broker.port, protocol, { timeoutMs: 5000 });
       const viaProxy = await startProxy({ upstream: broker.bootstrap, protocol, filters: tenantTopics("acme.") });
@@ -249,19 +289,36 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
     it("record editing: a header added to every produced record, records dropped by key on fetch", async () => {
       const filters = new Filters()
         .onRequest(0, async (req, ctx) =>
-          ctx.forward(await editProduceRecords(req.body, (r) => ({ ...r, headers: [...r.headers, { key: "via", value: "proxy" }] }))),
+          ctx.forward(
+            await editProduceRecords(req.body, (r) => ({
+              ...r,
+              headers: [...r.headers, { key: "via", value: "proxy" }],
+            })),
+          ),
         )
         .onResponse(1, async (res, ctx) =>
-          ctx.forward(await editFetchRecords(res.body, (r) => (r.key !== null && text(Buffer.from(r.key))!.endsWith("3") ? null : undefined))),
+          ctx.forward(
+            await editFetchRecords(res.body, (r) =>
+              r.key !== null && text(Buffer.from(r.key))!.endsWith("3") ? null : undefined,
+            ),
+          ),
         );
       const proxy = await startProxy({ upstream: broker.bootstrap, protocol, filters });
-      const kafka = new Kafka({ clientId: "edit", brokers: [proxy.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
+      const kafka = new Kafka({
+        clientId: "edit",
+        brokers: [proxy.bootstrap],
+        logLevel: logLevel.NOTHING,
+        retry: { retries: 2 },
+      });
       const producer = kafka.producer({ allowAutoTopicCreation: false });
       const consumer = kafka.consumer({ groupId: "edit-group", maxWaitTimeInMs: 100 });
       const consumed: { key: string | null; headers: Record<string, string> }[] = [];
       try {
         await producer.connect();
-        await producer.send({ topic: "edited", messages: Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: "v" })) });
+        await producer.send({
+          topic: "edited",
+          messages: Array.from({ length: 6 }, (_, i) => ({ key: `k${i}`, value: "v" })),
+        });
         await producer.send({ topic: "edited", messages: [{ key: "last", value: "v" }] });
         await consumer.connect();
         await consumer.subscribe({ topics: ["edited"], fromBeginning: true });
@@ -293,12 +350,17 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
 
     it("a filter answers a request itself or closes the connection; a client whose frame is too large is closed alone", async () => {
       const asked: number[] = [];
-      const filters = new Filters()
-        .onRequest(METADATA, (req, ctx) =>
-          req.body.topics?.[0]?.name === "close-me"
-            ? ctx.close("asked to")
-            : ctx.respond({ throttleTimeMs: 0, brokers: [], clusterId: "answered by the proxy", controllerId: -1, topics: [] }),
-        );
+      const filters = new Filters().onRequest(METADATA, (req, ctx) =>
+        req.body.topics?.[0]?.name === "close-me"
+          ? ctx.close("asked to")
+          : ctx.respond({
+              throttleTimeMs: 0,
+              brokers: [],
+              clusterId: "answered by the proxy",
+              controllerId: -1,
+              topics: [],
+            }),
+      );
       const proxy = await startProxy({
         upstream: broker.bootstrap,
         protocol,
@@ -319,7 +381,10 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
         bad.write(new Uint8Array([0x00, 0x10, 0x00, 0x00, 1, 2, 3]));
         await badClosed;
         // The good client goes on: an ApiVersions request reaches the broker and back.
-        const versions = await good.call<{ errorCode: number }>(18, 3, { clientSoftwareName: "t", clientSoftwareVersion: "1" });
+        const versions = await good.call<{ errorCode: number }>(18, 3, {
+          clientSoftwareName: "t",
+          clientSoftwareVersion: "1",
+        });
         expect(versions.body.errorCode).toBe(0);
         // The broker never saw a Metadata request: the filter answered or closed each.
         expect(asked).toEqual([18]);
@@ -330,6 +395,107 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
         await proxy.close();
       }
     });
+  });
+
+  it("backpressure: with maxInFlight 5 the broker gets 5 pipelined requests until it answers one; another client is not held up", async () => {
+    // A broker that holds its answers until told: it counts requests per connection and answers
+    // the oldest one (an ApiVersions v0 reply, hand-made: size 10 | correlation id | errorCode 0 |
+    // empty int32 array) when release() is called.
+    const held: { socket: net.Socket; ids: Buffer[] }[] = [];
+    const server = net.createServer((socket) => {
+      const entry = { socket, ids: [] as Buffer[] };
+      held.push(entry);
+      const splitter = new FrameSplitter();
+      socket.on("data", (chunk: Buffer) => {
+        for (const frame of splitter.push(chunk)) entry.ids.push(Buffer.from(frame.subarray(8, 12)));
+      });
+    });
+    const release = (entry: { socket: net.Socket; ids: Buffer[] }, index: number) => {
+      const reply = Buffer.alloc(14);
+      reply.writeInt32BE(10, 0);
+      entry.ids[index]!.copy(reply, 4);
+      entry.socket.write(reply);
+    };
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const proxy = await startProxy({ upstream: `127.0.0.1:${port}`, protocol, maxInFlight: 5 });
+    const sockets: net.Socket[] = [];
+    const settle = () => new Promise((r) => setTimeout(r, 300));
+    try {
+      const greedy = net.connect({ host: proxy.host, port: proxy.port });
+      sockets.push(greedy);
+      const frames = Array.from({ length: 50 }, (_, i) =>
+        protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: i, clientId: "greedy" }, {}),
+      );
+      greedy.write(Buffer.concat(frames));
+      await settle();
+      expect(held).toHaveLength(1);
+      expect(held[0]!.ids).toHaveLength(5);
+      // One answer frees one slot: exactly one more request goes through.
+      release(held[0]!, 0);
+      await settle();
+      expect(held[0]!.ids).toHaveLength(6);
+      // A second client has its own connection and its own bound.
+      const other = net.connect({ host: proxy.host, port: proxy.port });
+      sockets.push(other);
+      const answered = new Promise<Buffer>((resolve) => other.once("data", (c: Buffer) => resolve(c)));
+      other.write(protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 77, clientId: "other" }, {}));
+      await settle();
+      expect(held).toHaveLength(2);
+      release(held[1]!, 0);
+      expect((await answered).readInt32BE(4)).toBe(77);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await proxy.close();
+      for (const h of held) h.socket.destroy();
+      await new Promise((r) => server.close(r));
+    }
+  });
+
+  it("ApiVersions: a version past the codecs' is lowered for the APIs the proxy must read, and only for those", async () => {
+    const metadata = protocol.api(METADATA).response.validVersions.highest;
+    // A broker from the future: Metadata, and api key 1000 (unknown to the codecs), up to v99.
+    const server = net.createServer((socket) => {
+      const splitter = new FrameSplitter();
+      socket.on("data", (chunk: Buffer) => {
+        for (const frame of splitter.push(chunk)) {
+          const correlationId = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getInt32(8);
+          const apiKeys = [
+            { apiKey: METADATA, minVersion: 4, maxVersion: 99 },
+            { apiKey: 18, minVersion: 0, maxVersion: 4 },
+            { apiKey: 1000, minVersion: 0, maxVersion: 99 },
+          ];
+          socket.write(
+            protocol.encodeResponseFrame({ apiKey: 18, apiVersion: 3, correlationId }, { errorCode: 0, apiKeys }),
+          );
+        }
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    const log: LogEntry[] = [];
+    const proxy = await startProxy({ upstream: `127.0.0.1:${port}`, protocol, log: (e) => log.push(e) });
+    const client = await KafkaTestClient.connect(proxy.host, proxy.port, protocol, { timeoutMs: 5000 });
+    try {
+      const { body } = await client.call<{ apiKeys: { apiKey: number; maxVersion: number }[] }>(18, 3, {
+        clientSoftwareName: "t",
+        clientSoftwareVersion: "1",
+      });
+      expect(body.apiKeys.map((k) => [k.apiKey, k.maxVersion])).toEqual([
+        [METADATA, metadata],
+        [18, 4],
+        [1000, 99],
+      ]);
+      await new Promise((r) => setTimeout(r, 50));
+      expect(log.find((e) => e.direction === "response")).toMatchObject({
+        api: "ApiVersions",
+        changed: "api versions",
+      });
+    } finally {
+      client.close();
+      await proxy.close();
+      await new Promise((r) => server.close(r));
+    }
   });
 
   it("a frame whose api key the codecs do not know passes through byte for byte, and so does its response", async () => {
@@ -389,9 +555,18 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
     }
 
     /** kcat on the tenant proxy: produces `lines` to `events` partition 0, consumes them back; every connection of both runs goes to a proxy listener. */
-    async function produceAndConsume(proxy: Proxy, lines: readonly string[], env: Record<string, string>): Promise<void> {
+    async function produceAndConsume(
+      proxy: Proxy,
+      lines: readonly string[],
+      env: Record<string, string>,
+    ): Promise<void> {
       const listeners = () => new Set(proxy.listeners().map((l) => l.port));
-      const produce = await watchedKcat(kcat!, ["-b", proxy.bootstrap, "-P", "-t", "events", "-p", "0"], env, lines.join("\n") + "\n");
+      const produce = await watchedKcat(
+        kcat!,
+        ["-b", proxy.bootstrap, "-P", "-t", "events", "-p", "0"],
+        env,
+        lines.join("\n") + "\n",
+      );
       expect(produce.code, produce.stderr).toBe(0);
       const consume = await watchedKcat(
         kcat!,
@@ -403,7 +578,10 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
       expect(consume.stdout.trim().split("\n").slice(-lines.length)).toEqual(lines.map((l) => `events ${l}`));
       for (const run of [produce, consume]) {
         expect(run.remotePorts.size).toBeGreaterThan(0);
-        expect([...run.remotePorts].filter((p) => !listeners().has(p)), `listeners ${[...listeners()]}, upstream ${JSON.stringify(proxy.listeners())} ${run.stderr}`).toEqual([]);
+        expect(
+          [...run.remotePorts].filter((p) => !listeners().has(p)),
+          `listeners ${[...listeners()]}, upstream ${JSON.stringify(proxy.listeners())} ${run.stderr}`,
+        ).toEqual([]);
       }
     }
 
@@ -418,17 +596,31 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
         tap: (f) => sent.push({ ...f, frame: new Uint8Array(f.frame) }),
       });
       try {
-        const produce = await watchedKcat(kcat, ["-b", proxy.bootstrap, "-P", "-t", "passthrough", "-p", "0"], {}, "x\ny\n");
+        const produce = await watchedKcat(
+          kcat,
+          ["-b", proxy.bootstrap, "-P", "-t", "passthrough", "-p", "0"],
+          {},
+          "x\ny\n",
+        );
         expect(produce.code, produce.stderr).toBe(0);
-        const consume = await runKcat(kcat, ["-b", proxy.bootstrap, "-C", "-t", "passthrough", "-p", "0", "-o", "beginning", "-e", "-f", "%s\\n"], {
-          timeoutMs: 20_000,
-        });
+        const consume = await runKcat(
+          kcat,
+          ["-b", proxy.bootstrap, "-C", "-t", "passthrough", "-p", "0", "-o", "beginning", "-e", "-f", "%s\\n"],
+          {
+            timeoutMs: 20_000,
+          },
+        );
         expect(consume.stdout.trim().split("\n")).toEqual(["x", "y"]);
         await new Promise((r) => setTimeout(r, 50));
         const metadata = log.filter((e): e is MessageLogEntry => e.direction !== "connection" && e.apiKey === METADATA);
         expect(metadata.length).toBeGreaterThan(0);
         expect(metadata.every((e) => e.opaque === true && e.api === null && e.apiVersion <= 2)).toBe(true);
-        expect(log.some((e) => e.direction === "connection" && e.event === "warning" && /api key 3 v2 is not readable/.test(e.detail))).toBe(true);
+        expect(
+          log.some(
+            (e) =>
+              e.direction === "connection" && e.event === "warning" && /api key 3 v2 is not readable/.test(e.detail),
+          ),
+        ).toBe(true);
         // Opaque frames: the proxy forwarded exactly what it received (its tap) and the sizes logged match.
         const opaque = sent.filter((f) => f.apiKey === METADATA);
         expect(opaque.map((f) => f.frame.length).sort()).toEqual(metadata.map((e) => e.size).sort());
@@ -461,7 +653,11 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
       const proxies: Proxy[] = [];
       try {
         for (const filters of [undefined, tenantTopics("acme.")]) {
-          const proxy = await startProxy({ upstream: `${mock.host}:${mock.port}`, protocol, ...(filters ? { filters } : {}) });
+          const proxy = await startProxy({
+            upstream: `${mock.host}:${mock.port}`,
+            protocol,
+            ...(filters ? { filters } : {}),
+          });
           proxies.push(proxy);
           // kcat on librdkafka 2.0.2 (Debian's) and on 2.15.1, each producing and consuming.
           await produceAndConsume(proxy, ["a", "b"], {});
@@ -477,10 +673,14 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
         // Every connection the brokers had during the proxied runs came from the proxy.
         expect([...seen].filter((p) => !fromProxy.has(p))).toEqual([]);
         // Through the tenant proxy the records went to acme.events: read straight from the mock.
-        const direct = await runKcat(kcat, ["-b", mock.bootstrap, "-C", "-t", "acme.events", "-p", "0", "-o", "beginning", "-e", "-f", "%s\\n"], {
-          timeoutMs: 20_000,
-          env,
-        });
+        const direct = await runKcat(
+          kcat,
+          ["-b", mock.bootstrap, "-C", "-t", "acme.events", "-p", "0", "-o", "beginning", "-e", "-f", "%s\\n"],
+          {
+            timeoutMs: 20_000,
+            env,
+          },
+        );
         expect(direct.stdout.trim().split("\n")).toEqual(["a", "b", "c", "d"]);
       } finally {
         peers.stop();

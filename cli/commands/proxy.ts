@@ -35,13 +35,23 @@ export function registerProxy(program: Command): void {
       "run a Kafka proxy: clients connect to it, it forwards to the cluster, rewriting broker addresses to its own listeners; --log jsonl logs every request and response as Kafka JSON",
     )
     .requiredOption("--upstream <host:port>", "the cluster's bootstrap broker")
-    .option("--listen <host:port>", "the first listener (the bootstrap broker's); one more per broker, on ephemeral ports", "127.0.0.1:19092")
+    .option(
+      "--listen <host:port>",
+      "the first listener (the bootstrap broker's); one more per broker, on ephemeral ports",
+      "127.0.0.1:19092",
+    )
     .option("--advertised-host <host>", "the host the proxy names for its listeners (default the listen host)")
     .option("--log <format>", "log every request and response on stdout: jsonl")
     .option("--records", "log the records inside Produce and Fetch (else a summary of each record batch)")
-    .option("--filters <module>", "a module whose default export is a Filters (or a function of the protocol returning one)")
+    .option(
+      "--filters <module>",
+      "a module whose default export is a Filters (or a function of the protocol returning one)",
+    )
     .option("--max-frame-size <bytes>", "the largest frame accepted from either side (default 104857600)")
-    .option("--schemas <path...>", "codecs of these schema files or folders (Kafka's clients/src/main/resources/common/message)")
+    .option(
+      "--schemas <path...>",
+      "codecs of these schema files or folders (Kafka's clients/src/main/resources/common/message)",
+    )
     .option("--kafka <version>", "codecs of a Kafka release's schemas (downloaded and cached), e.g. 4.1.0")
     .option("--kafka-source <path>", "codecs of a local Kafka source archive (.tgz) or checkout")
     .option("--kafka-mirror <url>", "base URL holding <version>/kafka-<version>-src.tgz (default Apache's archive)")
@@ -59,16 +69,19 @@ export function registerProxy(program: Command): void {
 
 async function runProxy(flags: ProxyFlags): Promise<void> {
   const status = (line: string): void => void process.stderr.write(`${line}\n`);
-  if (flags.log !== undefined && flags.log !== "jsonl") throw new Error(`--log takes jsonl, got ${JSON.stringify(flags.log)}`);
+  if (flags.log !== undefined && flags.log !== "jsonl")
+    throw new Error(`--log takes jsonl, got ${JSON.stringify(flags.log)}`);
   if (flags.records === true && flags.log === undefined) throw new Error("--records needs --log jsonl");
   let maxFrameSize: number | undefined;
   if (flags.maxFrameSize !== undefined) {
     maxFrameSize = Number(flags.maxFrameSize);
-    if (!Number.isInteger(maxFrameSize) || maxFrameSize <= 0) throw new Error(`--max-frame-size must be a positive integer, got ${flags.maxFrameSize}`);
+    if (!Number.isInteger(maxFrameSize) || maxFrameSize <= 0)
+      throw new Error(`--max-frame-size must be a positive integer, got ${flags.maxFrameSize}`);
   }
   const cwd = process.cwd();
   const fromKafka = flags.kafka !== undefined || flags.kafkaSource !== undefined;
-  if (fromKafka && flags.schemas !== undefined) throw new Error("--schemas cannot be combined with --kafka or --kafka-source");
+  if (fromKafka && flags.schemas !== undefined)
+    throw new Error("--schemas cannot be combined with --kafka or --kafka-source");
   let protocol;
   if (fromKafka || flags.schemas !== undefined) {
     const { loadSchemaSet } = await import("../codecs.js");
@@ -82,7 +95,8 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
       onStatus: status,
     });
     protocol = loaded.codecs.protocol;
-    if (protocol === undefined) throw new Error("the schema set has no RequestHeader and ResponseHeader schemas: the proxy cannot read frames");
+    if (protocol === undefined)
+      throw new Error("the schema set has no RequestHeader and ResponseHeader schemas: the proxy cannot read frames");
   } else {
     status("no --schemas or --kafka: every frame passes through unread, and broker addresses are not rewritten");
   }
@@ -92,8 +106,17 @@ async function runProxy(flags: ProxyFlags): Promise<void> {
     if (protocol === undefined) throw new Error("--filters needs the codecs: give --schemas or --kafka");
     const mod = (await import(pathToFileURL(path.resolve(cwd, flags.filters)).href)) as { default?: unknown };
     const made = typeof mod.default === "function" ? (mod.default as (p: unknown) => unknown)(protocol) : mod.default;
-    if (!(made instanceof proxyModule.Filters)) throw new Error(`${flags.filters}: its default export is not a Filters (or a function returning one)`);
-    filters = made;
+    // By shape, not instanceof: the module may have its own copy of kafka-wire-proxy (the CLI bundles one).
+    const shaped = made as { requests?: unknown; responses?: unknown } | null;
+    if (
+      typeof shaped !== "object" ||
+      shaped === null ||
+      !(shaped.requests instanceof Map) ||
+      !(shaped.responses instanceof Map)
+    ) {
+      throw new Error(`${flags.filters}: its default export is not a Filters (or a function returning one)`);
+    }
+    filters = made as InstanceType<typeof proxyModule.Filters>;
   }
   let records: boolean | { codecs: unknown } | undefined;
   if (flags.records === true) {

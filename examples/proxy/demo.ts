@@ -31,7 +31,11 @@ const { codecs } = await loadSchemaSet({
 });
 const protocol = codecs.protocol!;
 
-const broker = await startBroker({ protocol, topics: [{ name: "acme.orders", partitions: 1 }], initialRebalanceDelayMs: 0 });
+const broker = await startBroker({
+  protocol,
+  topics: [{ name: "acme.orders", partitions: 1 }],
+  initialRebalanceDelayMs: 0,
+});
 const proxy = await startProxy({
   upstream: broker.bootstrap,
   protocol,
@@ -45,7 +49,13 @@ const kafka = new Kafka({ clientId: "demo", brokers: [proxy.bootstrap], logLevel
 try {
   const producer = kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
-  await producer.send({ topic: "orders", messages: [{ key: "o-1", value: "2 apples" }, { key: "o-2", value: "1 pear" }] });
+  await producer.send({
+    topic: "orders",
+    messages: [
+      { key: "o-1", value: "2 apples" },
+      { key: "o-2", value: "1 pear" },
+    ],
+  });
   await producer.disconnect();
 
   const consumer = kafka.consumer({ groupId: "shop", maxWaitTimeInMs: 100 });

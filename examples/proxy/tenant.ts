@@ -31,7 +31,11 @@ const Api = {
 } as const;
 
 /** `list` with `field` of each entry mapped (entries whose field is not a string are kept). */
-function renamed(list: Body[] | null | undefined, field: string, f: (name: string) => string): Body[] | null | undefined {
+function renamed(
+  list: Body[] | null | undefined,
+  field: string,
+  f: (name: string) => string,
+): Body[] | null | undefined {
   if (!Array.isArray(list)) return list;
   return list.map((e) => (typeof e[field] === "string" && e[field] !== "" ? { ...e, [field]: f(e[field]) } : e));
 }
@@ -43,7 +47,9 @@ export function tenantTopics(prefix: string): Filters {
   const strip = (name: string): string => (name.startsWith(prefix) ? name.slice(prefix.length) : name);
   const filters = new Filters();
 
-  filters.onRequest(Api.Metadata, (req, ctx) => ctx.forward({ ...req.body, topics: renamed(req.body.topics, "name", add) }));
+  filters.onRequest(Api.Metadata, (req, ctx) =>
+    ctx.forward({ ...req.body, topics: renamed(req.body.topics, "name", add) }),
+  );
   filters.onResponse(Api.Metadata, (res, ctx) =>
     ctx.forward({
       ...res.body,
@@ -53,8 +59,12 @@ export function tenantTopics(prefix: string): Filters {
     }),
   );
 
-  filters.onRequest(Api.Produce, (req, ctx) => ctx.forward({ ...req.body, topicData: renamed(req.body.topicData, "name", add) }));
-  filters.onResponse(Api.Produce, (res, ctx) => ctx.forward({ ...res.body, responses: renamed(res.body.responses, "name", strip) }));
+  filters.onRequest(Api.Produce, (req, ctx) =>
+    ctx.forward({ ...req.body, topicData: renamed(req.body.topicData, "name", add) }),
+  );
+  filters.onResponse(Api.Produce, (res, ctx) =>
+    ctx.forward({ ...res.body, responses: renamed(res.body.responses, "name", strip) }),
+  );
 
   filters.onRequest(Api.Fetch, (req, ctx) =>
     ctx.forward({
@@ -63,11 +73,17 @@ export function tenantTopics(prefix: string): Filters {
       forgottenTopicsData: renamed(req.body.forgottenTopicsData, "topic", add),
     }),
   );
-  filters.onResponse(Api.Fetch, (res, ctx) => ctx.forward({ ...res.body, responses: renamed(res.body.responses, "topic", strip) }));
+  filters.onResponse(Api.Fetch, (res, ctx) =>
+    ctx.forward({ ...res.body, responses: renamed(res.body.responses, "topic", strip) }),
+  );
 
   for (const apiKey of [Api.ListOffsets, Api.OffsetCommit, Api.CreateTopics]) {
-    filters.onRequest(apiKey, (req, ctx) => ctx.forward({ ...req.body, topics: renamed(req.body.topics, "name", add) }));
-    filters.onResponse(apiKey, (res, ctx) => ctx.forward({ ...res.body, topics: renamed(res.body.topics, "name", strip) }));
+    filters.onRequest(apiKey, (req, ctx) =>
+      ctx.forward({ ...req.body, topics: renamed(req.body.topics, "name", add) }),
+    );
+    filters.onResponse(apiKey, (res, ctx) =>
+      ctx.forward({ ...res.body, topics: renamed(res.body.topics, "name", strip) }),
+    );
   }
 
   filters.onRequest(Api.OffsetForLeaderEpoch, (req, ctx) =>
@@ -95,7 +111,9 @@ export function tenantTopics(prefix: string): Filters {
       topics: renamed(req.body.topics, "name", add),
     }),
   );
-  filters.onResponse(Api.DeleteTopics, (res, ctx) => ctx.forward({ ...res.body, responses: renamed(res.body.responses, "name", strip) }));
+  filters.onResponse(Api.DeleteTopics, (res, ctx) =>
+    ctx.forward({ ...res.body, responses: renamed(res.body.responses, "name", strip) }),
+  );
 
   filters.onRequest(Api.ConsumerGroupHeartbeat, (req, ctx) =>
     Array.isArray(req.body.subscribedTopicNames)

@@ -85,7 +85,8 @@ function withoutRecords(value: unknown): unknown {
   if (typeof value !== "object" || value === null || value instanceof Uint8Array) return value;
   if (Array.isArray(value)) return value.map(withoutRecords);
   const out: Tree = {};
-  for (const [k, v] of Object.entries(value as Tree)) out[k] = k === "records" && v instanceof Uint8Array ? EMPTY : withoutRecords(v);
+  for (const [k, v] of Object.entries(value as Tree))
+    out[k] = k === "records" && v instanceof Uint8Array ? EMPTY : withoutRecords(v);
   return out;
 }
 
@@ -93,7 +94,11 @@ function withoutRecords(value: unknown): unknown {
 type Tree = Record<string, any>;
 
 /** Walks the decoded body and its JSON tree together; each `records` bytes field becomes its summary. */
-async function replaceRecords(body: unknown, tree: unknown, records: { readonly codecs?: Codecs } | null): Promise<void> {
+async function replaceRecords(
+  body: unknown,
+  tree: unknown,
+  records: { readonly codecs?: Codecs } | null,
+): Promise<void> {
   if (typeof body !== "object" || body === null || typeof tree !== "object" || tree === null) return;
   if (Array.isArray(body)) {
     for (let i = 0; i < body.length; i++) await replaceRecords(body[i], (tree as unknown[])[i], records);
@@ -125,7 +130,10 @@ async function recordSetJson(bytes: Uint8Array, records: { readonly codecs?: Cod
   let set: RecordSet;
   try {
     // A summary trusts the CRCs (as a broker relaying them would); with `records` they are checked.
-    set = await decodeRecords(bytes, { verifyCrc: records !== null, ...(records?.codecs ? { codecs: records.codecs } : {}) });
+    set = await decodeRecords(bytes, {
+      verifyCrc: records !== null,
+      ...(records?.codecs ? { codecs: records.codecs } : {}),
+    });
   } catch (e) {
     return { bytes: bytes.length, error: (e as Error).message };
   }
@@ -137,7 +145,8 @@ async function recordSetJson(bytes: Uint8Array, records: { readonly codecs?: Cod
     };
     if (b.magic === 2) {
       head["recordCount"] = b.recordCount;
-      if (b.producerId >= 0n) Object.assign(head, { producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence });
+      if (b.producerId >= 0n)
+        Object.assign(head, { producerId: b.producerId, producerEpoch: b.producerEpoch, baseSequence: b.baseSequence });
       if (b.isTransactional) head["isTransactional"] = true;
       if (b.isControl) head["isControl"] = true;
     }

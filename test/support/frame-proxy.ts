@@ -5,24 +5,18 @@
  * addresses in responses, so the client stays on the proxy.
  */
 
-import { startProxy, type Proxy } from "../../proxy/src/index.js";
+import { startProxy, type Proxy, type TappedFrame } from "../../proxy/src/index.js";
 import type { Protocol } from "../../src/runtime/index.js";
 
 /** One frame that went through the proxy (a copy, safe to keep). */
-export interface ProxiedFrame {
-  readonly direction: "request" | "response";
-  /** Which client connection (0, 1, ...), in the order they were accepted. */
-  readonly connection: number;
-  /** From the request header (for a response: of the request with its correlation id). */
-  readonly apiKey: number;
-  readonly apiVersion: number;
-  readonly correlationId: number;
-  /** The whole frame, size prefix included. */
-  readonly frame: Uint8Array;
-}
+export type ProxiedFrame = TappedFrame;
 
 /** Why the proxy closes a connection when nothing went wrong. */
-const ORDINARY_CLOSE = new Set(["the client closed the connection", "the broker closed the connection", "the proxy is closing"]);
+const ORDINARY_CLOSE = new Set([
+  "the client closed the connection",
+  "the broker closed the connection",
+  "the proxy is closing",
+]);
 
 export class FrameProxy {
   /** Every frame, in the order seen. */

@@ -6,9 +6,8 @@
 
 import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 
-/** The peer ports of established TCP connections whose local port is one of `ports`. */
-export function peersOf(ports: ReadonlySet<number>): Set<number> {
-  const peers = new Set<number>();
+/** Every established TCP connection of this machine: local and remote port, socket inode. */
+function* established(): Generator<{ local: number; remote: number; inode: string }> {
   for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
     let text: string;
     try {
@@ -16,15 +15,23 @@ export function peersOf(ports: ReadonlySet<number>): Set<number> {
     } catch {
       continue;
     }
-    // "  sl  local_address rem_address   st ...": addresses are hex IP:port; state 01 is ESTABLISHED.
+    // "  sl  local_address rem_address   st ... inode": addresses are hex IP:port; state 01 is ESTABLISHED.
     for (const line of text.split("\n").slice(1)) {
       const cols = line.trim().split(/\s+/);
-      if (cols.length < 4 || cols[3] !== "01") continue;
-      const local = parseInt(cols[1]!.split(":")[1]!, 16);
-      const remote = parseInt(cols[2]!.split(":")[1]!, 16);
-      if (ports.has(local)) peers.add(remote);
+      if (cols.length < 10 || cols[3] !== "01") continue;
+      yield {
+        local: parseInt(cols[1]!.split(":")[1]!, 16),
+        remote: parseInt(cols[2]!.split(":")[1]!, 16),
+        inode: cols[9]!,
+      };
     }
   }
+}
+
+/** The peer ports of established TCP connections whose local port is one of `ports`. */
+export function peersOf(ports: ReadonlySet<number>): Set<number> {
+  const peers = new Set<number>();
+  for (const c of established()) if (ports.has(c.local)) peers.add(c.remote);
   return peers;
 }
 
@@ -44,19 +51,7 @@ export function remotePortsOf(pid: number): Set<number> {
     return new Set();
   }
   const ports = new Set<number>();
-  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.split("\n").slice(1)) {
-      const cols = line.trim().split(/\s+/);
-      if (cols.length < 10 || cols[3] !== "01" || !inodes.has(cols[9]!)) continue;
-      ports.add(parseInt(cols[2]!.split(":")[1]!, 16));
-    }
-  }
+  for (const c of established()) if (inodes.has(c.inode)) ports.add(c.remote);
   return ports;
 }
 
