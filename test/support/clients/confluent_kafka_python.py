@@ -6,6 +6,8 @@ consumer's group metadata. Group members are polled in turn from this one thread
 serves their rebalances inside poll)."""
 
 import json
+import os
+import signal
 import sys
 import time
 import traceback
@@ -22,12 +24,30 @@ opened = []
 base = {"bootstrap.servers": s["bootstrap"]}
 
 
+running = []
+
+
 def step(name, f):
+    running.append(name)
     try:
         f()
         steps[name] = {"ok": True}
     except Exception:  # the client's error, reported as the step's
         steps[name] = {"ok": False, "error": traceback.format_exc()}
+    finally:
+        running.pop()
+
+
+def out_of_time(_signum, _frame):
+    """The driver's own bound: reports what it has (the step it was in as failed) and exits."""
+    for name in running:
+        steps[name] = {"ok": False, "error": f"the driver's time-out ({s['timeoutMs']} ms) ended this step"}
+    print(json.dumps(result), flush=True)
+    os._exit(0)
+
+
+signal.signal(signal.SIGALRM, out_of_time)
+signal.alarm(max(1, s["timeoutMs"] // 1000))
 
 
 def text(b):
