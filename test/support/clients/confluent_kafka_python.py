@@ -265,6 +265,8 @@ def transactions(txn):
 try:
     step("admin", admin_step)
     step("group", group_step)
+    if "produce" not in steps:  # the group step failed before it: produce on its own
+        step("produce", lambda: [send(p["messages"], p["codec"]) for p in s["phase1"]])
     step("resume", resume_step)
     if s.get("txn"):
         transactions(s["txn"])
