@@ -305,9 +305,30 @@ describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
           [12, 0, 4], // Heartbeat
           [13, 0, 5], // LeaveGroup
           [14, 0, 5], // SyncGroup
+          [15, 0, 6], // DescribeGroups
+          [16, 0, 5], // ListGroups
           [18, 0, 4], // ApiVersions
+          [19, 2, 7], // CreateTopics
+          [20, 1, 6], // DeleteTopics
+          [21, 0, 2], // DeleteRecords
           [22, 0, 5], // InitProducerId
+          [23, 2, 4], // OffsetForLeaderEpoch
+          [24, 0, 5], // AddPartitionsToTxn
+          [25, 0, 4], // AddOffsetsToTxn
+          [26, 0, 5], // EndTxn
+          [28, 0, 5], // TxnOffsetCommit
+          [32, 1, 4], // DescribeConfigs
+          [33, 0, 2], // AlterConfigs
+          [37, 0, 3], // CreatePartitions
+          [42, 0, 2], // DeleteGroups
+          [44, 0, 1], // IncrementalAlterConfigs
+          [47, 0, 0], // OffsetDelete
+          [60, 0, 2], // DescribeCluster
+          [61, 0, 0], // DescribeProducers
+          [65, 0, 0], // DescribeTransactions
+          [66, 0, 1], // ListTransactions
           [68, 0, 1], // ConsumerGroupHeartbeat
+          [69, 0, 1], // ConsumerGroupDescribe
         ]);
         const metadata = await client.call<{ topics: { name: string; partitions: unknown[] }[] }>(3, 13, {
           topics: null,

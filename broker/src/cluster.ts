@@ -22,10 +22,15 @@ import {
 } from "../../src/runtime/index.js";
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
+import { ProducerStates } from "./producers.js";
+import { TransactionCoordinator } from "./transactions.js";
 import { HandlerRegistry } from "./registry.js";
 import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
 import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
+import { registerAdminHandlers } from "./handlers/admin.js";
+import { registerTransactionHandlers } from "./handlers/transactions.js";
+import { topicConfig } from "./configs.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -160,6 +165,8 @@ export interface Partition {
   leader: number;
   leaderEpoch: number;
   readonly log: PartitionLog;
+  /** Producer ids, sequences and transactions of this partition. */
+  readonly producers: ProducerStates;
 }
 
 /** A topic. */
@@ -204,8 +211,11 @@ export class Cluster {
   readonly topics = new Map<string, Topic>();
   readonly topicsById = new Map<string, Topic>();
   readonly groups: GroupCoordinator;
+  readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
+  readonly brokerConfigs = new Map<string, string>();
   /** The next producer id InitProducerId hands out. */
   nextProducerId = 1000n;
   readonly log: (line: string) => void;
@@ -362,7 +372,15 @@ export class Cluster {
 
   /** A partition with these replicas, led by the first. */
   newPartition(index: number, replicas: number[]): Partition {
-    return { index, replicas, isr: [...replicas], leader: replicas[0]!, leaderEpoch: 0, log: new PartitionLog() };
+    return {
+      index,
+      replicas,
+      isr: [...replicas],
+      leader: replicas[0]!,
+      leaderEpoch: 0,
+      log: new PartitionLog(),
+      producers: new ProducerStates(),
+    };
   }
 
   /** Deletes a topic and its logs. Returns false when it does not exist. */
@@ -376,6 +394,46 @@ export class Cluster {
     this.topics.delete(name);
     this.topicsById.delete(topic.topicId);
     return true;
+  }
+
+  /**
+   * Applies a topic's `retention.ms` and `retention.bytes` (when its `cleanup.policy` has
+   * `delete`): batches older than retention.ms (by max timestamp) or beyond retention.bytes
+   * (oldest first) are dropped and the log start offset moves past them. Kafka deletes whole
+   * segments; here each batch is its own segment, so retention takes effect at once. Only a
+   * retention the topic sets applies: Kafka's default (7 days) would only drop records a test
+   * produced with old timestamps, which Kafka keeps until their segment rolls.
+   */
+  applyRetention(topic: Topic, now = Date.now()): void {
+    if (!(topicConfig(topic, "cleanup.policy") ?? "").split(",").includes("delete")) return;
+    const ms = BigInt(topic.configs.get("retention.ms") ?? "-1");
+    const bytes = Number(topic.configs.get("retention.bytes") ?? "-1");
+    if (ms < 0n && bytes < 0) return;
+    for (const p of topic.partitions) {
+      const log = p.log;
+      let cut = log.logStartOffset;
+      if (ms >= 0n) {
+        for (const b of log.batches) {
+          if (b.maxTimestamp >= BigInt(now) - ms) break;
+          cut = b.lastOffset + 1n;
+        }
+      }
+      if (bytes >= 0) {
+        let size = log.bytes;
+        for (const b of log.batches) {
+          if (size <= bytes) break;
+          size -= b.bytes.length;
+          if (b.lastOffset + 1n > cut) cut = b.lastOffset + 1n;
+        }
+      }
+      if (cut > log.logStartOffset) this.deleteRecordsBefore(p, cut);
+    }
+  }
+
+  /** Moves a partition's log start offset forward (DeleteRecords, retention). */
+  deleteRecordsBefore(p: Partition, offset: bigint): void {
+    this.storedBytes -= p.log.deleteBefore(offset);
+    p.producers.truncateBefore(p.log.logStartOffset);
   }
 
   /** A timer cleared when the cluster closes (unref'd: it never keeps the process alive). */
@@ -473,6 +531,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   const cluster = new Cluster({ ...options, protocol });
   registerCoreHandlers(cluster);
   registerGroupHandlers(cluster);
+  registerAdminHandlers(cluster);
+  registerTransactionHandlers(cluster);
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];
@@ -498,6 +558,12 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     for (const s of servers) s.close();
     throw error;
   }
+  // Kafka's log.retention.check.interval.ms (300000 there): often enough for a test to see it.
+  const retention = () => {
+    for (const t of cluster.topics.values()) cluster.applyRetention(t);
+    cluster.timer(1000, retention);
+  };
+  cluster.timer(1000, retention);
   for (const [name, spec] of Object.entries(options.topics ?? {})) {
     cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec);
   }

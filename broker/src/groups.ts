@@ -12,6 +12,7 @@
 
 import { randomUUID } from "node:crypto";
 import { errorCode } from "./errors.js";
+import { compileRegex, RegexError, type TopicRegex } from "./regex.js";
 
 /** What the coordinator needs to know about topics. */
 export interface TopicView {
@@ -57,6 +58,9 @@ export interface JoinResult {
 interface ClassicMember {
   readonly memberId: string;
   readonly groupInstanceId: string | null;
+  clientId: string;
+  /** As Kafka reports it: `/` and the address. */
+  clientHost: string;
   sessionTimeoutMs: number;
   rebalanceTimeoutMs: number;
   protocols: { name: string; metadata: Uint8Array }[];
@@ -96,6 +100,7 @@ class ClassicGroup {
     },
     apiVersion: number,
     clientId: string,
+    clientHost = "",
   ): Promise<JoinResult> {
     const fail = (code: string, memberId = req.memberId): Promise<JoinResult> =>
       Promise.resolve({
@@ -129,6 +134,8 @@ class ClassicGroup {
       member = {
         memberId,
         groupInstanceId: req.groupInstanceId,
+        clientId,
+        clientHost: `/${clientHost}`,
         sessionTimeoutMs: req.sessionTimeoutMs,
         rebalanceTimeoutMs: req.rebalanceTimeoutMs < 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs,
         protocols: req.protocols,
@@ -187,6 +194,32 @@ class ClassicGroup {
     if (!this.members.has(memberId)) return errorCode("UNKNOWN_MEMBER_ID");
     this.remove(memberId);
     return 0;
+  }
+
+  /**
+   * True when the chosen protocol's metadata of a member names `topic`: for protocol type
+   * `consumer`, the ConsumerProtocolSubscription's topics (Kafka's `ClassicGroup.isSubscribedToTopic`).
+   */
+  isSubscribed(topic: string): boolean {
+    if (this.protocolType !== "consumer" || this.protocolName === null) return false;
+    for (const m of this.members.values()) {
+      const metadata = m.protocols.find((p) => p.name === this.protocolName)?.metadata;
+      if (metadata !== undefined && subscriptionTopics(metadata).includes(topic)) return true;
+    }
+    return false;
+  }
+
+  /** DescribeGroups' view of the members. */
+  describeMembers() {
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId,
+      groupInstanceId: m.groupInstanceId,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      // Kafka sends the metadata of the chosen protocol, and assignments only once the group is Stable.
+      memberMetadata: m.protocols.find((p) => p.name === this.protocolName)?.metadata ?? new Uint8Array(0),
+      memberAssignment: this.state === "Stable" ? m.assignment : new Uint8Array(0),
+    }));
   }
 
   /** The generation check of OffsetCommit (generation -1: a commit from outside the group). */
@@ -323,8 +356,14 @@ export type TopicPartitions = { topicId: string; partitions: number[] }[];
 interface ConsumerMember {
   readonly memberId: string;
   memberEpoch: number;
+  instanceId: string | null;
+  rackId: string | null;
+  clientId: string;
+  clientHost: string;
   subscribedTopicNames: string[];
   subscribedTopicRegex: string | null;
+  /** `subscribedTopicRegex`, compiled (linear-time matching: see regex.ts). */
+  regex: TopicRegex | null;
   /** What the member last reported owning (`TopicPartitions`), as "topicId:partition". */
   owned: Set<string>;
   /** The assignment last sent, as "topicId:partition". */
@@ -346,7 +385,7 @@ class ConsumerGroup {
   groupEpoch = 0;
   readonly members = new Map<string, ConsumerMember>();
   /** The round-robin target of the current group epoch, "topicId:partition" per member. */
-  private target = new Map<string, Set<string>>();
+  target = new Map<string, Set<string>>();
   private targetKey = "";
 
   constructor(
@@ -362,8 +401,11 @@ class ConsumerGroup {
       subscribedTopicNames: string[] | null;
       subscribedTopicRegex?: string | null;
       topicPartitions: TopicPartitions | null;
+      instanceId?: string | null;
+      rackId?: string | null;
     },
     apiVersion: number,
+    client: { clientId: string; clientHost: string } = { clientId: "", clientHost: "" },
   ): ConsumerHeartbeatResult {
     const reply = (code: string, memberId: string | null, memberEpoch: number, message: string | null = null) => ({
       errorCode: errorCode(code),
@@ -394,8 +436,13 @@ class ConsumerGroup {
       member = {
         memberId,
         memberEpoch: 0,
+        instanceId: req.instanceId ?? null,
+        rackId: req.rackId ?? null,
+        clientId: client.clientId,
+        clientHost: `/${client.clientHost}`,
         subscribedTopicNames: [],
         subscribedTopicRegex: null,
+        regex: null,
         owned: new Set(),
         sent: null,
         session: null,
@@ -416,7 +463,17 @@ class ConsumerGroup {
     }
     const regex = req.subscribedTopicRegex ?? null;
     if (regex !== null && regex !== member.subscribedTopicRegex) {
+      let compiled: TopicRegex | null = null;
+      try {
+        compiled = regex === "" ? null : compileRegex(regex);
+      } catch (e) {
+        if (!(e instanceof RegexError)) throw e;
+        // A member that just joined with it is not kept.
+        if (member.memberEpoch === 0 && member.sent === null) this.remove(member.memberId);
+        return reply("INVALID_REGULAR_EXPRESSION", req.memberId, req.memberEpoch, e.message);
+      }
       member.subscribedTopicRegex = regex === "" ? null : regex;
+      member.regex = compiled;
       this.groupEpoch++;
     }
     if (req.topicPartitions !== null) member.owned = flatten(req.topicPartitions);
@@ -437,6 +494,44 @@ class ConsumerGroup {
       ...reply("NONE", member.memberId, member.memberEpoch),
       assignment: changed ? { topicPartitions: unflatten(next) } : null,
     };
+  }
+
+  /** Kafka's `ConsumerGroup.ConsumerGroupState` names: Empty, Reconciling (a member behind the group epoch) or Stable. */
+  get state(): string {
+    if (this.members.size === 0) return "Empty";
+    for (const m of this.members.values()) if (m.memberEpoch !== this.groupEpoch) return "Reconciling";
+    return "Stable";
+  }
+
+  /** True when a member subscribes to `topic` (by name or regex): OffsetDelete's GROUP_SUBSCRIBED_TO_TOPIC. */
+  isSubscribed(topic: string): boolean {
+    for (const m of this.members.values()) {
+      if (m.subscribedTopicNames.includes(topic)) return true;
+      if (m.regex?.matches(topic) === true) return true;
+    }
+    return false;
+  }
+
+  /** ConsumerGroupDescribe's view of the members: assignment as sent, target as computed. */
+  describeMembers(topicName: (topicId: string) => string) {
+    this.computeTarget();
+    const assignment = (set: Set<string> | null | undefined) => ({
+      topicPartitions: unflatten(set ?? new Set()).map((t) => ({ ...t, topicName: topicName(t.topicId) })),
+    });
+    return [...this.members.values()].map((m) => ({
+      memberId: m.memberId,
+      instanceId: m.instanceId,
+      rackId: m.rackId,
+      memberEpoch: m.memberEpoch,
+      clientId: m.clientId,
+      clientHost: m.clientHost,
+      subscribedTopicNames: m.subscribedTopicNames,
+      subscribedTopicRegex: m.subscribedTopicRegex,
+      assignment: assignment(m.sent),
+      targetAssignment: assignment(this.target.get(m.memberId)),
+      // 0: a consumer group member (1 would be a classic member of a consumer group).
+      memberType: 0,
+    }));
   }
 
   /** OffsetCommit's check: the member and its epoch (KIP-848's STALE_MEMBER_EPOCH). */
@@ -471,9 +566,8 @@ class ConsumerGroup {
     const subscribers = new Map<string, string[]>();
     for (const id of ids) {
       const m = this.members.get(id)!;
-      const regex = m.subscribedTopicRegex === null ? null : safeRegex(m.subscribedTopicRegex);
       const topics = new Set(m.subscribedTopicNames);
-      if (regex !== null) for (const t of this.topics.names()) if (regex.test(t)) topics.add(t);
+      if (m.regex !== null) for (const t of this.topics.names()) if (m.regex.matches(t)) topics.add(t);
       for (const t of topics)
         if (this.topics.partitions(t) !== undefined) subscribers.set(t, [...(subscribers.get(t) ?? []), id]);
     }
@@ -494,12 +588,24 @@ class ConsumerGroup {
   }
 }
 
-function safeRegex(source: string): RegExp | null {
-  try {
-    return new RegExp(`^(?:${source})$`);
-  } catch {
-    return null;
+/**
+ * The topics of a ConsumerProtocolSubscription (any version: int16 version, then an array of
+ * int16-length strings; what follows is not needed). Malformed bytes give what was read.
+ */
+export function subscriptionTopics(metadata: Uint8Array): string[] {
+  const view = new DataView(metadata.buffer, metadata.byteOffset, metadata.byteLength);
+  const out: string[] = [];
+  if (metadata.length < 6) return out;
+  const count = view.getInt32(2);
+  let at = 6;
+  for (let i = 0; i < count && at + 2 <= metadata.length; i++) {
+    const len = view.getInt16(at);
+    at += 2;
+    if (len < 0 || at + len > metadata.length) break;
+    out.push(new TextDecoder().decode(metadata.subarray(at, at + len)));
+    at += len;
   }
+  return out;
 }
 
 function flatten(tps: TopicPartitions): Set<string> {
@@ -603,6 +709,57 @@ export class GroupCoordinator {
       out.set(topic, [...(out.get(topic) ?? []), Number(partition)]);
     }
     return out;
+  }
+
+  /** The group `groupId` of either kind, if it has members or committed offsets. */
+  find(
+    groupId: string,
+  ):
+    | { kind: "classic"; group: ClassicGroup }
+    | { kind: "consumer"; group: ConsumerGroup }
+    | { kind: "offsets" }
+    | undefined {
+    const consumer = this.consumer.get(groupId);
+    if (consumer !== undefined) return { kind: "consumer", group: consumer };
+    const classic = this.classic.get(groupId);
+    if (classic !== undefined) return { kind: "classic", group: classic };
+    return this.offsets.has(groupId) ? { kind: "offsets" } : undefined;
+  }
+
+  /**
+   * Every group as ListGroups lists it: type (`classic`/`consumer`), protocol type and state. A
+   * group known only by its committed offsets is an Empty classic group, as in Kafka.
+   */
+  list(): { groupId: string; protocolType: string; groupState: string; groupType: string }[] {
+    const out = new Map<string, { groupId: string; protocolType: string; groupState: string; groupType: string }>();
+    for (const groupId of this.offsets.keys())
+      out.set(groupId, { groupId, protocolType: "", groupState: "Empty", groupType: "classic" });
+    for (const [groupId, g] of this.classic)
+      out.set(groupId, { groupId, protocolType: g.protocolType ?? "", groupState: g.state, groupType: "classic" });
+    for (const [groupId, g] of this.consumer)
+      out.set(groupId, { groupId, protocolType: "consumer", groupState: g.state, groupType: "consumer" });
+    return [...out.values()];
+  }
+
+  /** Deletes an empty group and its offsets: 0, GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP. */
+  delete(groupId: string): number {
+    const found = this.find(groupId);
+    if (found === undefined) return errorCode("GROUP_ID_NOT_FOUND");
+    if (found.kind !== "offsets" && found.group.members.size > 0) return errorCode("NON_EMPTY_GROUP");
+    if (found.kind === "classic") {
+      found.group.close();
+      this.classic.delete(groupId);
+    } else if (found.kind === "consumer") {
+      found.group.close();
+      this.consumer.delete(groupId);
+    }
+    this.offsets.delete(groupId);
+    return 0;
+  }
+
+  /** Removes one committed offset (OffsetDelete). */
+  deleteOffset(groupId: string, topic: string, partition: number): void {
+    this.offsets.get(groupId)?.delete(`${topic}\0${partition}`);
   }
 
   close(): void {

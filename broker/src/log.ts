@@ -32,28 +32,31 @@ export class PartitionLog {
    */
   append(batches: readonly RecordBatch[], leaderEpoch: number): bigint {
     const first = this.logEndOffset;
-    for (const batch of batches) {
-      const bytes = withBatchHeader(batch.raw, { baseOffset: this.logEndOffset, partitionLeaderEpoch: leaderEpoch });
-      const stored = {
-        baseOffset: this.logEndOffset,
-        lastOffset: this.logEndOffset + BigInt(batch.lastOffsetDelta),
-        maxTimestamp: batch.maxTimestamp,
-        bytes,
-      };
-      this.batches.push(stored);
-      this.logEndOffset = stored.lastOffset + 1n;
-      this.bytes += bytes.length;
-    }
-    for (const wake of this.waiters) wake();
-    this.waiters.clear();
+    for (const batch of batches) this.appendRaw(batch.raw, batch.lastOffsetDelta, batch.maxTimestamp, leaderEpoch);
     return first;
   }
 
   /**
-   * Whole batches from the one holding `offset`, up to `maxBytes` (but at least one batch, as
+   * Appends one batch's bytes (a producer's, or a control batch the broker wrote) at the log
+   * end offset, stamped with the leader epoch; returns its base offset and wakes waiting Fetches.
+   */
+  appendRaw(raw: Uint8Array, lastOffsetDelta: number, maxTimestamp: bigint, leaderEpoch: number): bigint {
+    const baseOffset = this.logEndOffset;
+    const bytes = withBatchHeader(raw, { baseOffset, partitionLeaderEpoch: leaderEpoch });
+    const stored = { baseOffset, lastOffset: baseOffset + BigInt(lastOffsetDelta), maxTimestamp, bytes };
+    this.batches.push(stored);
+    this.logEndOffset = stored.lastOffset + 1n;
+    this.bytes += bytes.length;
+    for (const wake of this.waiters) wake();
+    this.waiters.clear();
+    return baseOffset;
+  }
+
+  /**
+   * Whole batches from the one holding `offset` up to `endOffset`, within `maxBytes` (but at least one batch, as
    * Kafka does since KIP-74, so that a batch larger than the limit still makes progress).
    */
-  read(offset: bigint, maxBytes: number): Uint8Array[] {
+  read(offset: bigint, maxBytes: number, endOffset: bigint = this.logEndOffset): Uint8Array[] {
     let lo = 0;
     let hi = this.batches.length;
     while (lo < hi) {
@@ -64,6 +67,8 @@ export class PartitionLog {
     const out: Uint8Array[] = [];
     let size = 0;
     for (let i = lo; i < this.batches.length; i++) {
+      // Up to `endOffset` (exclusive): the last stable offset for read_committed.
+      if (this.batches[i]!.baseOffset >= endOffset) break;
       const b = this.batches[i]!.bytes;
       if (out.length > 0 && size + b.length > maxBytes) break;
       out.push(b);
@@ -84,6 +89,23 @@ export class PartitionLog {
     let best: StoredBatch | null = null;
     for (const b of this.batches) if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
     return best === null ? null : { offset: best.baseOffset, timestamp: best.maxTimestamp };
+  }
+
+  /**
+   * Moves the log start offset forward to `offset` (DeleteRecords, retention): batches wholly
+   * before it are dropped; one holding it stays, as in Kafka, and reads skip to it. Returns the
+   * bytes freed.
+   */
+  deleteBefore(offset: bigint): number {
+    if (offset <= this.logStartOffset) return 0;
+    this.logStartOffset = offset;
+    let drop = 0;
+    let freed = 0;
+    while (drop < this.batches.length && this.batches[drop]!.lastOffset < offset)
+      freed += this.batches[drop++]!.bytes.length;
+    this.batches.splice(0, drop);
+    this.bytes -= freed;
+    return freed;
   }
 
   /** Wakes every waiting Fetch (the log is going away). */

@@ -14,6 +14,7 @@ import type { PartitionData } from "../../kafka/FetchResponse.js";
 import type { MetadataResponseTopic } from "../../kafka/MetadataResponse.js";
 import type { PartitionProduceResponse, TopicProduceResponse } from "../../kafka/ProduceResponse.js";
 import type { RequestContext } from "../types.js";
+import { topicConfig } from "../configs.js";
 import { coordinatorFor } from "./coordinator.js";
 
 /** Kafka's "authorized operations not requested" marker (Integer.MIN_VALUE). */
@@ -98,6 +99,19 @@ export function registerCoreHandlers(cluster: Cluster): void {
   });
 
   h.register(0, async (req, ctx) => {
+    // Kafka: acks must be -1 (all), 0 or 1; a transactional producer must use -1.
+    if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) {
+      return {
+        responses: req.topicData.map((td) => ({
+          name: td.name,
+          partitionResponses: td.partitionData.map((pd) => ({
+            index: pd.index,
+            errorCode: errorCode("INVALID_REQUIRED_ACKS"),
+            baseOffset: -1n,
+          })),
+        })),
+      };
+    }
     let hinted = false;
     const responses: Init<TopicProduceResponse>[] = [];
     for (const td of req.topicData) {
@@ -143,13 +157,83 @@ export function registerCoreHandlers(cluster: Cluster): void {
           fail(errorCode("INVALID_RECORD"), "exactly one record batch per partition");
           continue;
         }
+        const batch = batches[0]!;
+        const maxMessageBytes = Number(topicConfig(topic!, "max.message.bytes"));
+        if (batch.raw.length > maxMessageBytes) {
+          fail(
+            errorCode("MESSAGE_TOO_LARGE"),
+            `The record batch of ${batch.raw.length} bytes is larger than the topic's max.message.bytes ${maxMessageBytes}`,
+          );
+          continue;
+        }
+        if (
+          batch.recordsAvailable &&
+          (topicConfig(topic!, "cleanup.policy") ?? "").split(",").includes("compact") &&
+          batch.records.some((r) => r.key === null)
+        ) {
+          // Kafka's LogValidator: "Compacted topic cannot accept message without key".
+          fail(
+            errorCode("INVALID_RECORD"),
+            `Compacted topic cannot accept message without key in topic partition ${td.name}-${index}.`,
+          );
+          continue;
+        }
         if (cluster.storedBytes + records.length > cluster.config.maxLogBytes) {
           fail(errorCode("KAFKA_STORAGE_ERROR"), `the cluster holds at most ${cluster.config.maxLogBytes} bytes`);
           continue;
         }
+        const idempotent = batch.producerId >= 0n;
+        if (batch.isTransactional) {
+          // Kafka 3.6+ verifies a transactional batch against the coordinator (KIP-890 part 1);
+          // Produce v12 (KIP-890 part 2) adds the partition to the transaction implicitly.
+          const txn =
+            req.transactionalId === null ? undefined : cluster.transactions.transactions.get(req.transactionalId);
+          if (txn === undefined || txn.producerId !== batch.producerId) {
+            fail(errorCode("INVALID_TXN_STATE"), "the batch's producer has no transaction with this transactional id");
+            continue;
+          }
+          if (batch.producerEpoch < txn.producerEpoch) {
+            fail(
+              errorCode("INVALID_PRODUCER_EPOCH"),
+              `Producer epoch ${batch.producerEpoch} is older than ${txn.producerEpoch}`,
+            );
+            continue;
+          }
+          const key = `${td.name}\0${index}`;
+          if (!txn.partitions.has(key)) {
+            if (ctx.apiVersion < 12 || txn.state === "PrepareCommit" || txn.state === "PrepareAbort") {
+              fail(
+                errorCode("INVALID_TXN_STATE"),
+                `the partition ${td.name}-${index} was not added to the transaction`,
+              );
+              continue;
+            }
+            cluster.transactions.begin(txn);
+            txn.partitions.add(key);
+          }
+        }
+        if (idempotent) {
+          const check = partition!.producers.check(batch);
+          if (check.kind === "error") {
+            fail(errorCode(check.error), check.message);
+            continue;
+          }
+          if (check.kind === "duplicate") {
+            // Kafka answers a retried batch with the offset it was appended at, appending nothing.
+            partitionResponses.push({
+              index,
+              errorCode: NONE,
+              baseOffset: check.firstOffset,
+              logStartOffset: log.logStartOffset,
+            });
+            continue;
+          }
+        }
         const before = log.bytes;
         const baseOffset = log.append(batches, partition!.leaderEpoch);
         cluster.storedBytes += log.bytes - before;
+        if (idempotent) partition!.producers.appended(batch, baseOffset, baseOffset + BigInt(batch.lastOffsetDelta));
+        cluster.applyRetention(topic!);
         partitionResponses.push({ index, errorCode: NONE, baseOffset, logStartOffset: log.logStartOffset });
       }
       responses.push({ name: td.name, partitionResponses });
@@ -202,15 +286,28 @@ export function registerCoreHandlers(cluster: Cluster): void {
             return out;
           }
           const log = partition.log;
+          const lso = partition.producers.lastStableOffset(log.logEndOffset);
           out.highWatermark = log.logEndOffset;
-          out.lastStableOffset = log.logEndOffset;
+          out.lastStableOffset = lso;
           out.logStartOffset = log.logStartOffset;
           if (p.fetchOffset < log.logStartOffset || p.fetchOffset > log.logEndOffset) {
             out.errorCode = errorCode("OFFSET_OUT_OF_RANGE");
             return out;
           }
           if (budget <= 0 && total > 0) return out;
-          const batches = log.read(p.fetchOffset, Math.min(p.partitionMaxBytes, budget));
+          // read_committed (1): up to the last stable offset, with the aborted transactions in that range.
+          const committed = req.isolationLevel === 1;
+          const batches = log.read(
+            p.fetchOffset,
+            Math.min(p.partitionMaxBytes, budget),
+            committed ? lso : log.logEndOffset,
+          );
+          if (committed && batches.length > 0) {
+            const last = lastOffsetOf(batches[batches.length - 1]!);
+            out.abortedTransactions = partition.producers
+              .abortedBetween(p.fetchOffset, last)
+              .map((a) => ({ producerId: a.producerId, firstOffset: a.firstOffset }));
+          }
           // Whole stored batches: encodeRecords only concatenates them (synchronously).
           const records = encodeRecords(batches) as Uint8Array;
           out.records = records;
@@ -268,7 +365,11 @@ export function registerCoreHandlers(cluster: Cluster): void {
         const log = partition!.log;
         const ts = p.timestamp;
         // Kafka's ListOffsetsRequest: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered.
-        if (ts === -1n) return reply(log.logEndOffset);
+        // read_committed (isolation level 1) sees up to the last stable offset.
+        if (ts === -1n)
+          return reply(
+            req.isolationLevel === 1 ? partition!.producers.lastStableOffset(log.logEndOffset) : log.logEndOffset,
+          );
         if (ts === -2n || ts === -4n) return reply(log.logStartOffset);
         if (ts === -5n) return reply(-1n);
         const found = ts === -3n ? log.maxTimestamp() : log.offsetForTimestamp(ts);
@@ -295,17 +396,12 @@ export function registerCoreHandlers(cluster: Cluster): void {
       port: one.port,
     };
   });
+}
 
-  h.register(22, (req) => {
-    // KIP-360: a producer that already has an id asks for its epoch to be bumped.
-    const bump = req.producerId >= 0n;
-    return {
-      throttleTimeMs: 0,
-      errorCode: NONE,
-      producerId: bump ? req.producerId : cluster.nextProducerId++,
-      producerEpoch: bump ? (req.producerEpoch + 1) & 0x7fff : 0,
-    };
-  });
+/** The last offset of a stored batch: baseOffset (bytes 0..7) + lastOffsetDelta (bytes 23..26). */
+function lastOffsetOf(batch: Uint8Array): bigint {
+  const view = new DataView(batch.buffer, batch.byteOffset, batch.byteLength);
+  return view.getBigInt64(0) + BigInt(view.getInt32(23));
 }
 
 /** A partition as Metadata reports it. */
