@@ -232,11 +232,12 @@ func (m *member) lastError() string {
 func (m *member) leave() {
 	m.shutdown.Do(func() {
 		m.cancel()
+		// Close makes a Consume that is still joining return.
+		m.group.Close()
 		select {
 		case <-m.done:
-		case <-time.After(wait):
+		case <-time.After(5 * time.Second):
 		}
-		m.group.Close()
 	})
 }
 
