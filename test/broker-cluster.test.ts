@@ -10,7 +10,7 @@
 
 import { Kafka, logLevel, type Admin } from "kafkajs";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startCluster, type Exchange, type RunningCluster } from "../broker/src/index.js";
+import { coordinatorFor, startCluster, type Exchange, type RunningCluster } from "../broker/src/index.js";
 import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
@@ -245,6 +245,193 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     expect(described.controller).toBe(1);
     await admin.deleteTopics({ topics: ["placed"] });
     expect(await admin.listTopics()).not.toContain("placed");
+  });
+
+  it("compacts a cleanup.policy=compact topic: the latest record of each key stays, at its offset", async () => {
+    await admin.createTopics({
+      topics: [{ topic: "latest", numPartitions: 1, configEntries: [{ name: "cleanup.policy", value: "compact" }] }],
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    // Four batches (one send each): k1, k2 and k1 again, then the active batch (never cleaned).
+    for (const [key, value] of [
+      ["k1", "one"],
+      ["k2", "two"],
+      ["k1", "three"],
+      ["k3", "active"],
+    ] as const) {
+      await producer.send({ topic: "latest", messages: [{ key, value }] });
+    }
+    await expect(producer.send({ topic: "latest", messages: [{ key: null, value: "no key" }] })).rejects.toThrow();
+    await producer.disconnect();
+    await cluster.cluster.compact();
+    const consumer = kafka.consumer({ groupId: "latest-readers", maxWaitTimeInMs: 100 });
+    const got: string[] = [];
+    await consumer.connect();
+    try {
+      await consumer.subscribe({ topics: ["latest"], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`consumed ${got}`)), TIMEOUT_MS);
+        consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              got.push(`${message.offset}:${message.key}=${message.value}`);
+              if (got.length === 3) {
+                clearTimeout(timer);
+                resolve();
+              }
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+    // k1=one (offset 0) is gone; the others keep their offsets.
+    expect(got).toEqual(["1:k2=two", "2:k1=three", "3:k3=active"]);
+  });
+
+  it("classic groups: a static member (KIP-345) restarts without a rebalance and fences its old member id", async () => {
+    const found = coordinatorFor(cluster.cluster, "static-group", 0);
+    if (typeof found === "number") throw new Error(`no coordinator: ${found}`);
+    const client = await KafkaTestClient.connect(found.host, found.port, protocol, { timeoutMs: 5000 });
+    try {
+      const join = (memberId: string) =>
+        client.call<{
+          errorCode: number;
+          generationId: number;
+          memberId: string;
+          leader: string;
+          skipAssignment: boolean;
+        }>(11, 9, {
+          groupId: "static-group",
+          sessionTimeoutMs: 10_000,
+          rebalanceTimeoutMs: 5000,
+          memberId,
+          groupInstanceId: "instance-1",
+          protocolType: "consumer",
+          protocols: [{ name: "range", metadata: new Uint8Array([0, 0, 0, 0, 0, 0]) }],
+          reason: null,
+        });
+      // No MEMBER_ID_REQUIRED round trip for a static member: it joins at once (after the initial delay).
+      const first = await join("");
+      expect(first.body).toMatchObject({ errorCode: 0, generationId: 1, skipAssignment: false });
+      expect(first.body.memberId).toMatch(/^instance-1-/);
+      expect(first.body.leader).toBe(first.body.memberId);
+      const assignment = new Uint8Array([0, 3, 1, 2, 3]);
+      const sync = await client.call<{ errorCode: number; assignment: Uint8Array }>(14, 5, {
+        groupId: "static-group",
+        generationId: 1,
+        memberId: first.body.memberId,
+        groupInstanceId: "instance-1",
+        protocolType: "consumer",
+        protocolName: "range",
+        assignments: [{ memberId: first.body.memberId, assignment }],
+      });
+      expect(sync.body.errorCode).toBe(0);
+      // The restart: a new member id in the same generation, no rebalance; the leader may skip assigning.
+      const again = await join("");
+      expect(again.body).toMatchObject({ errorCode: 0, generationId: 1, skipAssignment: true });
+      expect(again.body.memberId).not.toBe(first.body.memberId);
+      const heartbeat = (memberId: string) =>
+        client.call<{ errorCode: number }>(12, 4, {
+          groupId: "static-group",
+          generationId: 1,
+          memberId,
+          groupInstanceId: "instance-1",
+        });
+      expect((await heartbeat(first.body.memberId)).body.errorCode).toBe(82); // FENCED_INSTANCE_ID
+      expect((await heartbeat(again.body.memberId)).body.errorCode).toBe(0);
+      const resync = await client.call<{ errorCode: number; assignment: Uint8Array }>(14, 5, {
+        groupId: "static-group",
+        generationId: 1,
+        memberId: again.body.memberId,
+        groupInstanceId: "instance-1",
+        protocolType: "consumer",
+        protocolName: "range",
+        assignments: [],
+      });
+      expect(resync.body).toEqual(expect.objectContaining({ errorCode: 0, assignment }));
+      // LeaveGroup v3+ by instance id alone.
+      const leave = await client.call<{ errorCode: number; members: { errorCode: number }[] }>(13, 5, {
+        groupId: "static-group",
+        members: [{ memberId: "", groupInstanceId: "instance-1", reason: null }],
+      });
+      expect(leave.body.members).toEqual([expect.objectContaining({ errorCode: 0 })]);
+      expect((await admin.describeGroups(["static-group"])).groups[0]!.state).toBe("Empty");
+    } finally {
+      client.close();
+    }
+  });
+
+  it("ListOffsets by timestamp and max timestamp find the record, not only its batch", async () => {
+    await admin.createTopics({ topics: [{ topic: "timed", numPartitions: 1 }] });
+    const producer = kafka.producer();
+    await producer.connect();
+    // One batch, offsets 0..2, timestamps 1000, 3000, 2000 (ms).
+    await producer.send({
+      topic: "timed",
+      messages: [
+        { value: "a", timestamp: "1000" },
+        { value: "b", timestamp: "3000" },
+        { value: "c", timestamp: "2000" },
+      ],
+    });
+    await producer.disconnect();
+    // The first record at or after 1500 ms is offset 1 (its batch starts at 0).
+    expect(await admin.fetchTopicOffsetsByTimestamp("timed", 1500)).toEqual([{ partition: 0, offset: "1" }]);
+    // None after 3000 ms: Kafka answers -1, which kafkajs replaces with the high watermark (3).
+    expect(await admin.fetchTopicOffsetsByTimestamp("timed", 3001)).toEqual([{ partition: 0, offset: "3" }]);
+    const leader = cluster.nodes.find((n) => n.nodeId === cluster.cluster.partition("timed", 0)!.leader)!;
+    const client = await KafkaTestClient.connect(leader.host, leader.port, protocol, { timeoutMs: 5000 });
+    try {
+      // MAX_TIMESTAMP (-3, KIP-734): the record with the largest timestamp, offset 1 at 3000 ms.
+      const reply = await client.call<{ topics: { partitions: { offset: bigint; timestamp: bigint }[] }[] }>(2, 7, {
+        replicaId: -1,
+        isolationLevel: 0,
+        topics: [{ name: "timed", partitions: [{ partitionIndex: 0, timestamp: -3n, currentLeaderEpoch: -1 }] }],
+      });
+      expect(reply.body.topics[0]!.partitions[0]).toMatchObject({ offset: 1n, timestamp: 3000n });
+    } finally {
+      client.close();
+    }
+  });
+
+  it("KIP-848: the range assignor gives each member a contiguous range; an unknown assignor is refused", async () => {
+    await admin.createTopics({ topics: [{ topic: "ranged", numPartitions: 5 }] });
+    const found = coordinatorFor(cluster.cluster, "range-group", 0);
+    if (typeof found === "number") throw new Error(`no coordinator: ${found}`);
+    const client = await KafkaTestClient.connect(found.host, found.port, protocol, { timeoutMs: 5000 });
+    try {
+      const heartbeat = (memberId: string, serverAssignor: string) =>
+        client.call<{ errorCode: number }>(68, 1, {
+          groupId: "range-group",
+          memberId,
+          memberEpoch: 0,
+          rebalanceTimeoutMs: 5000,
+          subscribedTopicNames: ["ranged"],
+          serverAssignor,
+          topicPartitions: [],
+        });
+      expect((await heartbeat("member-a", "range")).body.errorCode).toBe(0);
+      expect((await heartbeat("member-b", "range")).body.errorCode).toBe(0);
+      expect((await heartbeat("member-c", "sticky-please")).body.errorCode).toBe(112); // UNSUPPORTED_ASSIGNOR
+      const described = await client.call<{
+        groups: {
+          assignorName: string;
+          members: { memberId: string; targetAssignment: { topicPartitions: { partitions: number[] }[] } }[];
+        }[];
+      }>(69, 0, { groupIds: ["range-group"], includeAuthorizedOperations: false });
+      const group = described.body.groups[0]!;
+      expect(group.assignorName).toBe("range");
+      // 5 partitions over 2 members in member id order: 0-2 and 3-4.
+      const targets = Object.fromEntries(
+        group.members.map((m) => [m.memberId, m.targetAssignment.topicPartitions.flatMap((t) => t.partitions)]),
+      );
+      expect(targets).toEqual({ "member-a": [0, 1, 2], "member-b": [3, 4] });
+    } finally {
+      client.close();
+    }
   });
 
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {

@@ -30,7 +30,9 @@ import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
 import { registerAdminHandlers } from "./handlers/admin.js";
 import { registerTransactionHandlers } from "./handlers/transactions.js";
+import { CLOSE_AFTER_RESPONSE, registerSaslHandlers, saslAllows, type SaslOptions } from "./handlers/sasl.js";
 import { topicConfig } from "./configs.js";
+import { compactTopic } from "./compaction.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -128,6 +130,11 @@ export interface ClusterOptions {
   readonly maxMembers?: number;
   /** The longest a Fetch waits for data, whatever it asks for (ms). Default 5000. */
   readonly maxFetchWaitMs?: number;
+  /**
+   * SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) with these users: every connection must
+   * authenticate first, as on Kafka's SASL_PLAINTEXT listener. Default: no authentication.
+   */
+  readonly sasl?: SaslOptions;
   /** More APIs (or replacements of core ones), installed in order after the core handlers. */
   readonly plugins?: readonly BrokerPlugin[];
   /** Called for every request once answered (or not). */
@@ -214,6 +221,8 @@ export class Cluster {
   readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** True when connections must authenticate (the `sasl` option). */
+  readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
   readonly brokerConfigs = new Map<string, string>();
   /** The next producer id InitProducerId hands out. */
@@ -229,6 +238,7 @@ export class Cluster {
     this.clusterId = options.clusterId ?? "kafka-wire-cluster";
     this.codecs = options.codecs ?? compressionCodecs;
     this.log = options.log ?? (() => {});
+    this.saslRequired = options.sasl !== undefined;
     const brokers = options.brokers ?? 1;
     this.config = {
       autoCreateTopics: options.autoCreateTopics ?? true,
@@ -260,7 +270,8 @@ export class Cluster {
       {
         partitions: (name) => this.topics.get(name)?.partitions.length,
         topicId: (name) => this.topics.get(name)?.topicId,
-        names: () => [...this.topics.keys()],
+        // Regex subscriptions never match internal topics, as in Kafka.
+        names: () => [...this.topics.values()].filter((t) => !t.internal).map((t) => t.name),
       },
     );
   }
@@ -430,6 +441,14 @@ export class Cluster {
     }
   }
 
+  /** Compacts the topics whose cleanup.policy has `compact` (see compaction.ts); errors are logged. */
+  async compact(): Promise<void> {
+    for (const t of [...this.topics.values()]) {
+      if (this.closed) return;
+      await compactTopic(this, t).catch((e: Error) => this.log(`compacting ${t.name}: ${e.message}`));
+    }
+  }
+
   /** Moves a partition's log start offset forward (DeleteRecords, retention). */
   deleteRecordsBefore(p: Partition, offset: bigint): void {
     this.storedBytes -= p.log.deleteBefore(offset);
@@ -533,6 +552,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   registerGroupHandlers(cluster);
   registerAdminHandlers(cluster);
   registerTransactionHandlers(cluster);
+  if (options.sasl !== undefined) registerSaslHandlers(cluster, options.sasl);
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];
@@ -559,8 +579,14 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     throw error;
   }
   // Kafka's log.retention.check.interval.ms (300000 there): often enough for a test to see it.
+  // And compaction, each second too (Kafka's cleaner wakes on log.cleaner.backoff.ms, 15 s).
+  let compacting = false;
   const retention = () => {
     for (const t of cluster.topics.values()) cluster.applyRetention(t);
+    if (!compacting) {
+      compacting = true;
+      void cluster.compact().finally(() => (compacting = false));
+    }
     cluster.timer(1000, retention);
   };
   cluster.timer(1000, retention);
@@ -664,6 +690,12 @@ function serveConnection(
           drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
           break;
         }
+        if (connection.session.get(CLOSE_AFTER_RESPONSE) === true) {
+          // The answer is the connection's last (a failed SASL authentication).
+          if (exchange.response !== null) socket.end(exchange.response);
+          else socket.end();
+          break;
+        }
         if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
           paused = true;
@@ -735,6 +767,9 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
     }
     if (range === undefined || apiVersion < range.min || apiVersion > range.max) {
       throw new KafkaDecodeError("UNSUPPORTED_VERSION", `api key ${apiKey} v${apiVersion} is not supported`, 4);
+    }
+    if (cluster.saslRequired && !saslAllows(connection, apiKey)) {
+      throw new Error(`Unexpected Kafka request of api key ${apiKey} during SASL authentication`);
     }
     const decoded = protocol.decodeRequestFrame(frame);
     const context: RequestContext = {

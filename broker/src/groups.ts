@@ -53,6 +53,8 @@ export interface JoinResult {
   leader: string;
   memberId: string;
   members: { memberId: string; groupInstanceId: string | null; metadata: Uint8Array }[];
+  /** JoinGroup v9+: the leader need not compute an assignment (a static leader rejoined a Stable group). */
+  skipAssignment?: boolean;
 }
 
 interface ClassicMember {
@@ -81,6 +83,8 @@ class ClassicGroup {
   readonly members = new Map<string, ClassicMember>();
   /** Member ids handed out by MEMBER_ID_REQUIRED (KIP-394), not joined yet. */
   readonly pending = new Set<string>();
+  /** Static members (KIP-345): the current member id of each group instance id. */
+  readonly staticMembers = new Map<string, string>();
   private rebalance: Timer | null = null;
   private initialDelayOver = true;
 
@@ -117,7 +121,30 @@ class ClassicGroup {
       return fail("INCONSISTENT_GROUP_PROTOCOL");
     }
     let memberId = req.memberId;
-    if (memberId === "") {
+    const instanceId = req.groupInstanceId;
+    if (instanceId !== null) {
+      // KIP-345: a static member is known by its instance id; a member id it does not hold is fenced.
+      const current = this.staticMembers.get(instanceId);
+      if (memberId !== "" && current !== undefined && current !== memberId) return fail("FENCED_INSTANCE_ID");
+      if (memberId !== "" && current === undefined && !this.members.has(memberId)) return fail("UNKNOWN_MEMBER_ID");
+      if (memberId === "" && current !== undefined) {
+        const rejoined = this.replaceStatic(
+          instanceId,
+          current,
+          `${instanceId}-${randomUUID()}`,
+          req,
+          clientId,
+          clientHost,
+        );
+        if (rejoined !== null) return Promise.resolve(rejoined);
+        memberId = this.staticMembers.get(instanceId)!;
+      } else if (memberId === "") {
+        if (this.members.size + this.pending.size >= this.options.maxMembers) return fail("GROUP_MAX_SIZE_REACHED");
+        // No MEMBER_ID_REQUIRED round trip for a static member (KIP-394 is for dynamic ones).
+        memberId = `${instanceId}-${randomUUID()}`;
+        this.staticMembers.set(instanceId, memberId);
+      }
+    } else if (memberId === "") {
       if (this.members.size + this.pending.size >= this.options.maxMembers) return fail("GROUP_MAX_SIZE_REACHED");
       memberId = `${clientId}-${randomUUID()}`;
       // KIP-394: since v4 a new member first learns its id, then joins with it.
@@ -157,11 +184,13 @@ class ClassicGroup {
 
   sync(req: {
     memberId: string;
+    groupInstanceId?: string | null;
     generationId: number;
     assignments: { memberId: string; assignment: Uint8Array }[];
   }): Promise<{ errorCode: number; assignment: Uint8Array }> {
     const reply = (code: string, assignment: Uint8Array = new Uint8Array(0)) =>
       Promise.resolve({ errorCode: errorCode(code), assignment });
+    if (this.fenced(req.groupInstanceId ?? null, req.memberId)) return reply("FENCED_INSTANCE_ID");
     const member = this.members.get(req.memberId);
     if (member === undefined) return reply("UNKNOWN_MEMBER_ID");
     if (req.generationId !== this.generationId) return reply("ILLEGAL_GENERATION");
@@ -182,7 +211,8 @@ class ClassicGroup {
     return result;
   }
 
-  heartbeat(req: { memberId: string; generationId: number }): number {
+  heartbeat(req: { memberId: string; groupInstanceId?: string | null; generationId: number }): number {
+    if (this.fenced(req.groupInstanceId ?? null, req.memberId)) return errorCode("FENCED_INSTANCE_ID");
     const member = this.members.get(req.memberId);
     if (member === undefined) return errorCode("UNKNOWN_MEMBER_ID");
     if (req.generationId !== this.generationId) return errorCode("ILLEGAL_GENERATION");
@@ -190,10 +220,83 @@ class ClassicGroup {
     return errorCode(this.state === "PreparingRebalance" ? "REBALANCE_IN_PROGRESS" : "NONE");
   }
 
-  leave(memberId: string): number {
+  /** LeaveGroup of a member, by member id or (v3+, KIP-345) by group instance id. */
+  leave(memberId: string, groupInstanceId: string | null = null): number {
+    if (groupInstanceId !== null) {
+      const current = this.staticMembers.get(groupInstanceId);
+      if (current === undefined) return errorCode("UNKNOWN_MEMBER_ID");
+      if (memberId !== "" && memberId !== current) return errorCode("FENCED_INSTANCE_ID");
+      memberId = current;
+    }
     if (!this.members.has(memberId)) return errorCode("UNKNOWN_MEMBER_ID");
     this.remove(memberId);
     return 0;
+  }
+
+  /** True when `groupInstanceId` belongs to another member id than `memberId` (FENCED_INSTANCE_ID). */
+  fenced(groupInstanceId: string | null, memberId: string): boolean {
+    if (groupInstanceId === null) return false;
+    const current = this.staticMembers.get(groupInstanceId);
+    return current !== undefined && current !== memberId;
+  }
+
+  /**
+   * A static member rejoining without its member id (a restart): it takes a new member id and
+   * the old one is fenced. In a Stable group with the same protocols it keeps its assignment
+   * and the group does not rebalance (Kafka's `replaceStaticMember`): the join is answered at
+   * once. Otherwise null: the member joins a rebalance under its new id.
+   */
+  private replaceStatic(
+    instanceId: string,
+    oldId: string,
+    newId: string,
+    req: { sessionTimeoutMs: number; rebalanceTimeoutMs: number; protocols: { name: string; metadata: Uint8Array }[] },
+    clientId: string,
+    clientHost: string,
+  ): JoinResult | null {
+    const old = this.members.get(oldId);
+    this.staticMembers.set(instanceId, newId);
+    if (old === undefined) return null;
+    if (old.session !== null) clearTimeout(old.session);
+    this.members.delete(oldId);
+    old.joining?.(this.errorJoin(oldId, "FENCED_INSTANCE_ID"));
+    old.syncing?.({ errorCode: errorCode("FENCED_INSTANCE_ID"), assignment: new Uint8Array(0) });
+    const member: ClassicMember = {
+      ...old,
+      memberId: newId,
+      clientId,
+      clientHost: `/${clientHost}`,
+      sessionTimeoutMs: req.sessionTimeoutMs,
+      rebalanceTimeoutMs: req.rebalanceTimeoutMs < 0 ? req.sessionTimeoutMs : req.rebalanceTimeoutMs,
+      joining: null,
+      syncing: null,
+      session: null,
+    };
+    this.members.set(newId, member);
+    if (this.leader === oldId) this.leader = newId;
+    const sameProtocols =
+      old.protocols.length === req.protocols.length && old.protocols.every((p, i) => p.name === req.protocols[i]!.name);
+    member.protocols = req.protocols;
+    if (this.state !== "Stable" || !sameProtocols) return null;
+    this.touch(member);
+    return {
+      errorCode: 0,
+      generationId: this.generationId,
+      protocolType: this.protocolType,
+      protocolName: this.protocolName,
+      leader: this.leader ?? "",
+      memberId: newId,
+      // The leader learns the members but need not assign again (JoinGroup v9's skipAssignment).
+      skipAssignment: this.leader === newId,
+      members:
+        this.leader === newId
+          ? [...this.members.values()].map((x) => ({
+              memberId: x.memberId,
+              groupInstanceId: x.groupInstanceId,
+              metadata: x.protocols.find((p) => p.name === this.protocolName)?.metadata ?? new Uint8Array(0),
+            }))
+          : [],
+    };
   }
 
   /**
@@ -256,6 +359,9 @@ class ClassicGroup {
     if (member === undefined) return;
     if (member.session !== null) clearTimeout(member.session);
     this.members.delete(memberId);
+    if (member.groupInstanceId !== null && this.staticMembers.get(member.groupInstanceId) === memberId) {
+      this.staticMembers.delete(member.groupInstanceId);
+    }
     member.joining?.(this.errorJoin(memberId, "UNKNOWN_MEMBER_ID"));
     member.syncing?.({ errorCode: errorCode("UNKNOWN_MEMBER_ID"), assignment: new Uint8Array(0) });
     if (this.leader === memberId) this.leader = null;
@@ -362,6 +468,8 @@ interface ConsumerMember {
   clientHost: string;
   subscribedTopicNames: string[];
   subscribedTopicRegex: string | null;
+  /** The assignor the member asked for (`uniform`, `range`), or null. */
+  serverAssignor: string | null;
   /** `subscribedTopicRegex`, compiled (linear-time matching: see regex.ts). */
   regex: TopicRegex | null;
   /** What the member last reported owning (`TopicPartitions`), as "topicId:partition". */
@@ -403,6 +511,7 @@ class ConsumerGroup {
       topicPartitions: TopicPartitions | null;
       instanceId?: string | null;
       rackId?: string | null;
+      serverAssignor?: string | null;
     },
     apiVersion: number,
     client: { clientId: string; clientHost: string } = { clientId: "", clientHost: "" },
@@ -442,6 +551,7 @@ class ConsumerGroup {
         clientHost: `/${client.clientHost}`,
         subscribedTopicNames: [],
         subscribedTopicRegex: null,
+        serverAssignor: null,
         regex: null,
         owned: new Set(),
         sent: null,
@@ -476,6 +586,20 @@ class ConsumerGroup {
       member.regex = compiled;
       this.groupEpoch++;
     }
+    const assignor = req.serverAssignor ?? null;
+    if (assignor !== null && assignor !== member.serverAssignor) {
+      if (assignor !== "uniform" && assignor !== "range") {
+        if (member.memberEpoch === 0 && member.sent === null) this.remove(member.memberId);
+        return reply(
+          "UNSUPPORTED_ASSIGNOR",
+          req.memberId,
+          req.memberEpoch,
+          `ServerAssignor ${assignor} is not supported. Supported assignors: uniform, range.`,
+        );
+      }
+      member.serverAssignor = assignor;
+      this.groupEpoch++;
+    }
     if (req.topicPartitions !== null) member.owned = flatten(req.topicPartitions);
     this.touch(member);
     this.computeTarget();
@@ -494,6 +618,20 @@ class ConsumerGroup {
       ...reply("NONE", member.memberId, member.memberEpoch),
       assignment: changed ? { topicPartitions: unflatten(next) } : null,
     };
+  }
+
+  /**
+   * The group's server-side assignor: the one most members name (`serverAssignor`), else
+   * Kafka's default, `uniform`.
+   */
+  assignor(): "uniform" | "range" {
+    let range = 0;
+    let uniform = 0;
+    for (const m of this.members.values()) {
+      if (m.serverAssignor === "range") range++;
+      else if (m.serverAssignor === "uniform") uniform++;
+    }
+    return range > uniform ? "range" : "uniform";
   }
 
   /** Kafka's `ConsumerGroup.ConsumerGroupState` names: Empty, Reconciling (a member behind the group epoch) or Stable. */
@@ -572,12 +710,28 @@ class ConsumerGroup {
         if (this.topics.partitions(t) !== undefined) subscribers.set(t, [...(subscribers.get(t) ?? []), id]);
     }
     const target = new Map<string, Set<string>>(ids.map((id) => [id, new Set<string>()]));
-    let turn = 0;
-    for (const topic of [...subscribers.keys()].sort()) {
-      const members = subscribers.get(topic)!;
-      const topicId = this.topics.topicId(topic)!;
-      for (let p = 0; p < this.topics.partitions(topic)!; p++) {
-        target.get(members[turn++ % members.length]!)!.add(`${topicId}:${p}`);
+    if (this.assignor() === "range") {
+      // Kafka's server-side RangeAssignor: per topic, contiguous ranges over its subscribers in
+      // member id order, the first (partitions % subscribers) one partition larger.
+      for (const [topic, members] of subscribers) {
+        const topicId = this.topics.topicId(topic)!;
+        const n = this.topics.partitions(topic)!;
+        const size = Math.floor(n / members.length);
+        const extra = n % members.length;
+        let p = 0;
+        members.forEach((id, i) => {
+          for (let k = 0; k < size + (i < extra ? 1 : 0); k++) target.get(id)!.add(`${topicId}:${p++}`);
+        });
+      }
+    } else {
+      // "uniform": every partition of the subscribed topics, in topic and partition order, to the next subscriber.
+      let turn = 0;
+      for (const topic of [...subscribers.keys()].sort()) {
+        const members = subscribers.get(topic)!;
+        const topicId = this.topics.topicId(topic)!;
+        for (let p = 0; p < this.topics.partitions(topic)!; p++) {
+          target.get(members[turn++ % members.length]!)!.add(`${topicId}:${p}`);
+        }
       }
     }
     const key = ids.map((id) => `${id}=${[...target.get(id)!].join(",")}`).join(";");

@@ -35,6 +35,7 @@ export type {
   ResponseBody,
 } from "./types.js";
 export { errorCode } from "./errors.js";
+export type { SaslMechanism, SaslOptions } from "./handlers/sasl.js";
 export { coordinatorFor, coordinatorPartition, isCoordinator, javaStringHash } from "./handlers/coordinator.js";
 export { currentLeader, leaderError, nodeEndpoints } from "./handlers/core.js";
 export { coordinatorError } from "./handlers/groups.js";

@@ -4,7 +4,23 @@
  * outside the CRC, so the compressed payload and CRC are stored as they came).
  */
 
-import { withBatchHeader, type RecordBatch } from "../../src/records/index.js";
+import { decodeRecords, withBatchHeader, type Codecs, type RecordBatch } from "../../src/records/index.js";
+
+/** Attribute bit 5 (byte 22 of the batch): a control batch. */
+const isControl = (bytes: Uint8Array) => (bytes[22]! & 0x20) !== 0;
+
+/** The offset and timestamp of each data record of a stored batch (none for a control batch). */
+async function dataRecords(batch: StoredBatch, codecs?: Codecs): Promise<{ offset: bigint; timestamp: bigint }[]> {
+  if (isControl(batch.bytes)) return [];
+  const set = await decodeRecords(batch.bytes, codecs === undefined ? {} : { codecs });
+  const b = set.batches[0] as RecordBatch | undefined;
+  if (b === undefined || !b.recordsAvailable) return [];
+  return b.records.map((r) => ({
+    offset: b.baseOffset + BigInt(r.offsetDelta),
+    // LogAppendTime: every record has the batch's max timestamp.
+    timestamp: b.timestampType === "LogAppendTime" ? b.maxTimestamp : b.baseTimestamp + r.timestampDelta,
+  }));
+}
 
 /** A stored batch. */
 export interface StoredBatch {
@@ -77,18 +93,31 @@ export class PartitionLog {
     return out;
   }
 
-  /** The base offset of the first batch whose max timestamp is at least `timestamp` (ListOffsets), or null. */
-  offsetForTimestamp(timestamp: bigint): { offset: bigint; timestamp: bigint } | null {
-    for (const b of this.batches)
-      if (b.maxTimestamp >= timestamp) return { offset: b.baseOffset, timestamp: b.maxTimestamp };
+  /**
+   * ListOffsets by timestamp: the first record (from the log start offset) whose timestamp is at
+   * least `timestamp`, with its timestamp, or null. Kafka's `UnifiedLog.fetchOffsetByTimestamp`:
+   * the batch is found by its max timestamp, then the record inside it.
+   */
+  async offsetForTimestamp(timestamp: bigint, codecs?: Codecs): Promise<{ offset: bigint; timestamp: bigint } | null> {
+    for (const b of this.batches) {
+      if (b.maxTimestamp < timestamp || b.lastOffset < this.logStartOffset) continue;
+      for (const r of await dataRecords(b, codecs)) {
+        if (r.offset >= this.logStartOffset && r.timestamp >= timestamp) return r;
+      }
+    }
     return null;
   }
 
-  /** The batch with the largest max timestamp (ListOffsets' MAX_TIMESTAMP, -3), or null when empty. */
-  maxTimestamp(): { offset: bigint; timestamp: bigint } | null {
+  /** ListOffsets' MAX_TIMESTAMP (-3, KIP-734): the first record with the largest timestamp, or null when empty. */
+  async maxTimestamp(codecs?: Codecs): Promise<{ offset: bigint; timestamp: bigint } | null> {
     let best: StoredBatch | null = null;
-    for (const b of this.batches) if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
-    return best === null ? null : { offset: best.baseOffset, timestamp: best.maxTimestamp };
+    for (const b of this.batches) {
+      if (b.lastOffset < this.logStartOffset || isControl(b.bytes)) continue;
+      if (best === null || b.maxTimestamp > best.maxTimestamp) best = b;
+    }
+    if (best === null) return null;
+    for (const r of await dataRecords(best, codecs)) if (r.timestamp === best.maxTimestamp) return r;
+    return { offset: best.baseOffset, timestamp: best.maxTimestamp };
   }
 
   /**
@@ -106,6 +135,21 @@ export class PartitionLog {
     this.batches.splice(0, drop);
     this.bytes -= freed;
     return freed;
+  }
+
+  /**
+   * Replaces the stored batch at `index` with cleaned bytes (same base and last offset), or
+   * removes it (null): the log cleaner's rewrite.
+   */
+  replace(index: number, bytes: Uint8Array | null): void {
+    const old = this.batches[index]!;
+    this.bytes -= old.bytes.length;
+    if (bytes === null) {
+      this.batches.splice(index, 1);
+      return;
+    }
+    this.batches[index] = { ...old, bytes };
+    this.bytes += bytes.length;
   }
 
   /** Wakes every waiting Fetch (the log is going away). */

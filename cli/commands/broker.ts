@@ -23,6 +23,7 @@ interface BrokerFlags {
   readonly kafkaMirror?: string;
   readonly cacheDir?: string;
   readonly verbose?: boolean;
+  readonly user: string[];
 }
 
 /** `name:partitions` (partitions default 1), as `--topic` takes it. */
@@ -42,6 +43,12 @@ function integer(name: string, text: string, min: number, max: number): number {
 async function brokerCommand(flags: BrokerFlags): Promise<void> {
   const brokers = integer("--brokers", flags.brokers, 1, 64);
   const topics = Object.fromEntries(flags.topic.map(parseTopic));
+  const users: Record<string, string> = {};
+  for (const u of flags.user) {
+    const at = u.indexOf(":");
+    if (at <= 0) throw new Error(`--user takes name:password, not "${u}"`);
+    users[u.slice(0, at)] = u.slice(at + 1);
+  }
   const firstPort = flags.port === undefined ? undefined : integer("--port", flags.port, 0, 65535);
   if (flags.schemas === undefined && flags.kafka === undefined && flags.kafkaSource === undefined) {
     throw new Error(
@@ -79,6 +86,7 @@ async function brokerCommand(flags: BrokerFlags): Promise<void> {
     host: flags.host,
     autoCreateTopics: flags.autoCreateTopics,
     numPartitions: integer("--num-partitions", flags.numPartitions, 1, 1000),
+    ...(flags.user.length === 0 ? {} : { sasl: { users } }),
     // --port P: the brokers listen on P, P+1, ...
     ...(firstPort === undefined || firstPort === 0
       ? {}
@@ -134,6 +142,12 @@ export function registerBroker(program: Command): void {
     .option("--kafka-source <path>", "use the schemas of a local Kafka source archive (.tgz) or checkout")
     .option("--kafka-mirror <url>", "base URL holding <version>/kafka-<version>-src.tgz (default Apache's archive)")
     .option("--cache-dir <dir>", "cache folder (default $KAFKA_WIRE_CACHE_DIR, else ~/.cache/kafka-wire)")
+    .option(
+      "--user <name:password>",
+      "require SASL (PLAIN, SCRAM-SHA-256, SCRAM-SHA-512) and accept this user (repeatable)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .option("--verbose", "print one line per request on stderr")
     .addHelpText(
       "after",

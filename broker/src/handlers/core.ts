@@ -346,36 +346,41 @@ export function registerCoreHandlers(cluster: Cluster): void {
     };
   });
 
-  h.register(2, (req, ctx) => ({
+  h.register(2, async (req, ctx) => ({
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({
-      name: t.name,
-      partitions: t.partitions.map((p) => {
-        const partition = cluster.partition(t.name, p.partitionIndex);
-        const reply = (offset: bigint, timestamp = -1n, code = NONE) => ({
-          partitionIndex: p.partitionIndex,
-          errorCode: code,
-          timestamp,
-          offset,
-          // Not ignorable, and only in v4+.
-          leaderEpoch: code === NONE && ctx.apiVersion >= 4 ? partition!.leaderEpoch : -1,
-        });
-        const notLeader = leaderError(partition, ctx);
-        if (notLeader !== NONE) return reply(-1n, -1n, notLeader);
-        const log = partition!.log;
-        const ts = p.timestamp;
-        // Kafka's ListOffsetsRequest: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered.
-        // read_committed (isolation level 1) sees up to the last stable offset.
-        if (ts === -1n)
-          return reply(
-            req.isolationLevel === 1 ? partition!.producers.lastStableOffset(log.logEndOffset) : log.logEndOffset,
-          );
-        if (ts === -2n || ts === -4n) return reply(log.logStartOffset);
-        if (ts === -5n) return reply(-1n);
-        const found = ts === -3n ? log.maxTimestamp() : log.offsetForTimestamp(ts);
-        return found === null ? reply(-1n) : reply(found.offset, found.timestamp);
-      }),
-    })),
+    topics: await Promise.all(
+      req.topics.map(async (t) => ({
+        name: t.name,
+        partitions: await Promise.all(
+          t.partitions.map(async (p) => {
+            const partition = cluster.partition(t.name, p.partitionIndex);
+            const reply = (offset: bigint, timestamp = -1n, code = NONE) => ({
+              partitionIndex: p.partitionIndex,
+              errorCode: code,
+              timestamp,
+              offset,
+              // Not ignorable, and only in v4+.
+              leaderEpoch: code === NONE && ctx.apiVersion >= 4 ? partition!.leaderEpoch : -1,
+            });
+            const notLeader = leaderError(partition, ctx);
+            if (notLeader !== NONE) return reply(-1n, -1n, notLeader);
+            const log = partition!.log;
+            const ts = p.timestamp;
+            // Kafka's ListOffsetsRequest: -1 latest, -2 earliest, -3 max timestamp, -4 earliest local, -5 latest tiered.
+            // read_committed (isolation level 1) sees up to the last stable offset.
+            if (ts === -1n)
+              return reply(
+                req.isolationLevel === 1 ? partition!.producers.lastStableOffset(log.logEndOffset) : log.logEndOffset,
+              );
+            if (ts === -2n || ts === -4n) return reply(log.logStartOffset);
+            if (ts === -5n) return reply(-1n);
+            const found =
+              ts === -3n ? await log.maxTimestamp(cluster.codecs) : await log.offsetForTimestamp(ts, cluster.codecs);
+            return found === null ? reply(-1n) : reply(found.offset, found.timestamp);
+          }),
+        ),
+      })),
+    ),
   }));
 
   h.register(10, (req, { apiVersion }) => {

@@ -40,6 +40,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       leader?: string;
       memberId?: string;
       members?: { memberId: string; groupInstanceId: string | null; metadata: Uint8Array }[];
+      skipAssignment?: boolean;
     }) => ({
       throttleTimeMs: 0,
       errorCode: r.errorCode,
@@ -48,7 +49,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       // Not nullable before v7.
       protocolName: r.protocolName ?? (apiVersion >= 7 ? null : ""),
       leader: r.leader ?? "",
-      skipAssignment: false,
+      skipAssignment: r.skipAssignment ?? false,
       memberId: r.memberId ?? req.memberId,
       members: r.members ?? [],
     });
@@ -95,7 +96,8 @@ export function registerGroupHandlers(cluster: Cluster): void {
     const notCoordinator = coordinatorError(ctx, req.groupId);
     if (notCoordinator !== NONE) return { throttleTimeMs: 0, errorCode: notCoordinator };
     const group = groups.existingClassic(req.groupId);
-    const leave = (memberId: string) => group?.leave(memberId) ?? errorCode("UNKNOWN_MEMBER_ID");
+    const leave = (memberId: string, groupInstanceId: string | null = null) =>
+      group?.leave(memberId, groupInstanceId) ?? errorCode("UNKNOWN_MEMBER_ID");
     if (ctx.apiVersion < 3) return { throttleTimeMs: 0, errorCode: leave(req.memberId) };
     return {
       throttleTimeMs: 0,
@@ -103,7 +105,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
       members: req.members.map((m) => ({
         memberId: m.memberId,
         groupInstanceId: m.groupInstanceId,
-        errorCode: leave(m.memberId),
+        errorCode: leave(m.memberId, m.groupInstanceId),
       })),
     };
   });
@@ -320,7 +322,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
         groupState: g.state,
         groupEpoch: g.groupEpoch,
         assignmentEpoch: g.groupEpoch,
-        assignorName: "uniform",
+        assignorName: g.assignor(),
         members: g.describeMembers((id) => cluster.topicsById.get(id)?.name ?? ""),
         authorizedOperations: req.includeAuthorizedOperations ? GROUP_OPERATIONS : NO_AUTHORIZED_OPERATIONS,
       };
