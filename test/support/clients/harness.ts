@@ -451,7 +451,7 @@ export function clientSuite(suite: ClientSuite): void {
         `${suite.client}: ${exchanges.length} requests\n  by api: ${requestSummary(protocol, exchanges)}\n` +
           `  in order: ${sequence(protocol, exchanges)}` +
           (refused(protocol, exchanges).length > 0
-            ? `\n  refused (connection closed): ${refused(protocol, exchanges).join("; ")}`
+            ? `\n  refused (connection closed):\n  ${refused(protocol, exchanges).join("\n  ")}`
             : ""),
       );
     });

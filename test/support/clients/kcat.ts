@@ -40,11 +40,15 @@ class KcatMember {
       const lines = errPending.split("\n");
       errPending = lines.pop()!;
       for (const line of lines) {
-        // "assigned: …", "revoked: …" (and "incrementally assigned: …" with KIP-848).
-        const m = /\b(assigned|revoked): (.*)$/.exec(line);
+        // Eager (classic): "rebalanced (memberid …): assigned: t [0], t [2]" and "… revoked: …".
+        // Cooperative (KIP-848): "rebalanced: incremental assignment of 2 partition(s) (memberid
+        // …, COOPERATIVE rebalance protocol): t [0], t [2]" and "… incremental revoke of …".
+        const m =
+          /\b(assigned|revoked): (.*)$/.exec(line) ??
+          /incremental (assignment|revoke) of \d+ partition\(s\) \([^)]*\): (.*)$/.exec(line);
         if (m === null) continue;
         for (const p of m[2]!.matchAll(/\[(\d+)\]/g)) {
-          if (m[1] === "assigned") this.assigned.add(Number(p[1]));
+          if (m[1] === "assigned" || m[1] === "assignment") this.assigned.add(Number(p[1]));
           else this.assigned.delete(Number(p[1]));
         }
       }
