@@ -228,6 +228,13 @@ export class Cluster {
   bufferedBytes = 0;
   /** @internal What each open connection holds, and how to close it (the cluster-wide bound closes the largest). */
   readonly holders = new Map<number, { held: () => number; drop: (why: string) => void }>();
+  /**
+   * More groups for ListGroups, from plugins with group types of their own (KIP-1071's
+   * `streams` groups): each lister gives its groups as ListGroups reports them.
+   */
+  readonly groupListers = new Set<
+    () => readonly { groupId: string; protocolType: string; groupState: string; groupType: string }[]
+  >();
   /** True when connections must authenticate (the `sasl` option). */
   readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
