@@ -23,6 +23,7 @@ import {
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
 import { ProducerStates } from "./producers.js";
+import { FetchSessions } from "./fetch-sessions.js";
 import { TransactionCoordinator } from "./transactions.js";
 import { HandlerRegistry } from "./registry.js";
 import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
@@ -235,6 +236,8 @@ export class Cluster {
   readonly groupListers = new Set<
     () => readonly { groupId: string; protocolType: string; groupState: string; groupType: string }[]
   >();
+  /** KIP-227's incremental fetch sessions of every node. */
+  readonly fetchSessions = new FetchSessions();
   /** True when connections must authenticate (the `sasl` option). */
   readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
