@@ -27,6 +27,7 @@ export type {
 
 // The shipped codecs (generated from schemas/), each also at `kafka-wire/messages/<Name>`.
 export {
+  StreamsGroupDescribeRequest,
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,

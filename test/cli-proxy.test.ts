@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, expect, it } from "vitest";
-import { startBroker } from "../examples/broker/broker.js";
+import { startOneBroker } from "./support/one-broker.js";
 import { corpusIndex } from "./support/corpus.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
 
@@ -21,9 +21,9 @@ describeShared("kafka-wire proxy (the command)", "kafka-schemas/clients", (clien
 
   it("logs a kafkajs produce and consume as JSON lines, records decoded, and stops on SIGTERM", async () => {
     const { protocol } = await corpusIndex();
-    const broker = await startBroker({
+    const broker = await startOneBroker({
       protocol,
-      topics: [{ name: "greetings", partitions: 1 }],
+      topics: { greetings: 1 },
       initialRebalanceDelayMs: 0,
     });
     const tsx = path.join(REPO_ROOT, "node_modules", ".bin", "tsx");
@@ -145,7 +145,7 @@ describeShared("kafka-wire proxy --filters", "kafka-schemas/clients", (clients) 
 
   it("loads a module's default Filters: kafkajs produces to 'orders', the broker stores acme.orders", async () => {
     const { protocol } = await corpusIndex();
-    const broker = await startBroker({ protocol, topics: [{ name: "acme.orders", partitions: 1 }] });
+    const broker = await startOneBroker({ protocol, topics: { "acme.orders": 1 } });
     const tenant = path.join(REPO_ROOT, "examples", "proxy", "tenant.ts");
     const module = path.join(work, "acme.ts");
     writeFileSync(

@@ -14,7 +14,7 @@ import { spawn } from "node:child_process";
 import net from "node:net";
 import { Kafka, logLevel } from "kafkajs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBroker, type Broker } from "../examples/broker/broker.js";
+import { startOneBroker, type OneBroker as Broker } from "./support/one-broker.js";
 import { tenantTopics } from "../examples/proxy/tenant.js";
 import {
   editFetchRecords,
@@ -140,14 +140,9 @@ describeShared("kafka-wire-proxy", "kafka-schemas", () => {
   describe("kafkajs and the example broker", () => {
     let broker: Broker;
     beforeAll(async () => {
-      broker = await startBroker({
+      broker = await startOneBroker({
         protocol,
-        topics: [
-          { name: "plain", partitions: 3 },
-          { name: "acme.orders", partitions: 2 },
-          { name: "other.orders", partitions: 1 },
-          { name: "edited", partitions: 1 },
-        ],
+        topics: { plain: 3, "acme.orders": 2, "other.orders": 1, edited: 1 },
         initialRebalanceDelayMs: 100,
       });
     });

@@ -21,7 +21,7 @@ import { StreamsRecordCodec } from "../broker/src/streams/records.js";
 import { ROLES, tasksOf, resolveTopology } from "../broker/src/streams/tasks.js";
 import type { Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
 import type { InternalTopics } from "../src/runtime/index.js";
-import { loadSchemaFile } from "../generator/load.js";
+import { loadSchemaFile } from "../generator/schema/load.js";
 import config from "../kafka-wire.config.json" with { type: "json" };
 import { ModelArbitraries } from "./support/arbitraries.js";
 import { corpusIndex } from "./support/corpus.js";

@@ -14,7 +14,7 @@ import { parseArgs } from "node:util";
 import { Kafka, logLevel } from "kafkajs";
 import { loadSchemaSet } from "../../cli/codecs.js";
 import { formatLogLine, startProxy } from "../../proxy/src/index.js";
-import { startBroker } from "../broker/broker.js";
+import { startCluster } from "../../broker/src/index.js";
 import { tenantTopics } from "./tenant.js";
 
 const { values } = parseArgs({
@@ -31,9 +31,9 @@ const { codecs } = await loadSchemaSet({
 });
 const protocol = codecs.protocol!;
 
-const broker = await startBroker({
+const broker = await startCluster({
   protocol,
-  topics: [{ name: "acme.orders", partitions: 1 }],
+  topics: { "acme.orders": 1 },
   initialRebalanceDelayMs: 0,
 });
 const proxy = await startProxy({
