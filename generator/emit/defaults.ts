@@ -99,9 +99,8 @@ export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
   const S = struct.name;
   // Every field reads only an own property of `init`, into a local: neither a member of
   // Object.prototype (`toString`) nor a value a polluted prototype adds stands in for an omitted field.
-  const own = ctx.rt("ownField");
   const locals = struct.fields
-    .map((f) => `  const ${f.propertyName}$ = ${own}(init, ${JSON.stringify(f.propertyName)});\n`)
+    .map((f) => `  const ${f.propertyName}$ = ${ctx.rt("ownField")}(init, ${JSON.stringify(f.propertyName)});\n`)
     .join("");
   const fields = struct.fields
     .map((f) => `    ${f.propertyName}: ${initValue(ctx, f, `${f.propertyName}$`)},`)
