@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownField,
   ownUnknownTaggedFields,
   readJsonArray,
   readJsonBool,
@@ -604,9 +605,11 @@ function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): 
 export function createStreamsGroupDescribeResponse(
   init: Init<StreamsGroupDescribeResponse> = {},
 ): StreamsGroupDescribeResponse {
+  const throttleTimeMs$ = ownField(init, "throttleTimeMs");
+  const groups$ = ownField(init, "groups");
   const v: StreamsGroupDescribeResponse = {
-    throttleTimeMs: init.throttleTimeMs === undefined ? 0 : init.throttleTimeMs,
-    groups: init.groups === undefined ? [] : initStructs(init.groups, createDescribedGroup),
+    throttleTimeMs: throttleTimeMs$ === undefined ? 0 : throttleTimeMs$,
+    groups: groups$ === undefined ? [] : initStructs(groups$, createDescribedGroup),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -969,17 +972,25 @@ function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup
 
 /** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createDescribedGroup(init: Init<DescribedGroup> = {}): DescribedGroup {
+  const errorCode$ = ownField(init, "errorCode");
+  const errorMessage$ = ownField(init, "errorMessage");
+  const groupId$ = ownField(init, "groupId");
+  const groupState$ = ownField(init, "groupState");
+  const groupEpoch$ = ownField(init, "groupEpoch");
+  const assignmentEpoch$ = ownField(init, "assignmentEpoch");
+  const topology$ = ownField(init, "topology");
+  const members$ = ownField(init, "members");
+  const authorizedOperations$ = ownField(init, "authorizedOperations");
   const v: DescribedGroup = {
-    errorCode: init.errorCode === undefined ? 0 : init.errorCode,
-    errorMessage: init.errorMessage === undefined ? null : init.errorMessage,
-    groupId: init.groupId === undefined ? "" : init.groupId,
-    groupState: init.groupState === undefined ? "" : init.groupState,
-    groupEpoch: init.groupEpoch === undefined ? 0 : init.groupEpoch,
-    assignmentEpoch: init.assignmentEpoch === undefined ? 0 : init.assignmentEpoch,
-    topology:
-      init.topology === undefined ? null : init.topology === null ? null : initStruct(init.topology, createTopology),
-    members: init.members === undefined ? [] : initStructs(init.members, createMember),
-    authorizedOperations: init.authorizedOperations === undefined ? -2147483648 : init.authorizedOperations,
+    errorCode: errorCode$ === undefined ? 0 : errorCode$,
+    errorMessage: errorMessage$ === undefined ? null : errorMessage$,
+    groupId: groupId$ === undefined ? "" : groupId$,
+    groupState: groupState$ === undefined ? "" : groupState$,
+    groupEpoch: groupEpoch$ === undefined ? 0 : groupEpoch$,
+    assignmentEpoch: assignmentEpoch$ === undefined ? 0 : assignmentEpoch$,
+    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
+    members: members$ === undefined ? [] : initStructs(members$, createMember),
+    authorizedOperations: authorizedOperations$ === undefined ? -2147483648 : authorizedOperations$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1180,14 +1191,16 @@ function Topology$fromJson(json: unknown, version: number): Topology {
 
 /** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopology(init: Init<Topology> = {}): Topology {
+  const epoch$ = ownField(init, "epoch");
+  const subtopologies$ = ownField(init, "subtopologies");
   const v: Topology = {
-    epoch: init.epoch === undefined ? 0 : init.epoch,
+    epoch: epoch$ === undefined ? 0 : epoch$,
     subtopologies:
-      init.subtopologies === undefined
+      subtopologies$ === undefined
         ? null
-        : init.subtopologies === null
+        : subtopologies$ === null
           ? null
-          : initStructs(init.subtopologies, createSubtopology),
+          : initStructs(subtopologies$, createSubtopology),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1563,14 +1576,19 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
 
 /** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const sourceTopics$ = ownField(init, "sourceTopics");
+  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
+  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
+  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
   const v: Subtopology = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
-    repartitionSinkTopics: init.repartitionSinkTopics === undefined ? [] : init.repartitionSinkTopics,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
+    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
     stateChangelogTopics:
-      init.stateChangelogTopics === undefined ? [] : initStructs(init.stateChangelogTopics, createTopicInfo),
+      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
     repartitionSourceTopics:
-      init.repartitionSourceTopics === undefined ? [] : initStructs(init.repartitionSourceTopics, createTopicInfo),
+      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2181,29 +2199,41 @@ function Member$fromJson(json: unknown, version: number): Member {
 
 /** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createMember(init: Init<Member> = {}): Member {
+  const memberId$ = ownField(init, "memberId");
+  const memberEpoch$ = ownField(init, "memberEpoch");
+  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
+  const instanceId$ = ownField(init, "instanceId");
+  const rackId$ = ownField(init, "rackId");
+  const clientId$ = ownField(init, "clientId");
+  const clientHost$ = ownField(init, "clientHost");
+  const topologyEpoch$ = ownField(init, "topologyEpoch");
+  const processId$ = ownField(init, "processId");
+  const userEndpoint$ = ownField(init, "userEndpoint");
+  const clientTags$ = ownField(init, "clientTags");
+  const taskOffsets$ = ownField(init, "taskOffsets");
+  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
+  const assignment$ = ownField(init, "assignment");
+  const targetAssignment$ = ownField(init, "targetAssignment");
+  const isClassic$ = ownField(init, "isClassic");
   const v: Member = {
-    memberId: init.memberId === undefined ? "" : init.memberId,
-    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
-    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
-    instanceId: init.instanceId === undefined ? null : init.instanceId,
-    rackId: init.rackId === undefined ? null : init.rackId,
-    clientId: init.clientId === undefined ? "" : init.clientId,
-    clientHost: init.clientHost === undefined ? "" : init.clientHost,
-    topologyEpoch: init.topologyEpoch === undefined ? 0 : init.topologyEpoch,
-    processId: init.processId === undefined ? "" : init.processId,
+    memberId: memberId$ === undefined ? "" : memberId$,
+    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
+    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
+    instanceId: instanceId$ === undefined ? null : instanceId$,
+    rackId: rackId$ === undefined ? null : rackId$,
+    clientId: clientId$ === undefined ? "" : clientId$,
+    clientHost: clientHost$ === undefined ? "" : clientHost$,
+    topologyEpoch: topologyEpoch$ === undefined ? 0 : topologyEpoch$,
+    processId: processId$ === undefined ? "" : processId$,
     userEndpoint:
-      init.userEndpoint === undefined
-        ? null
-        : init.userEndpoint === null
-          ? null
-          : initStruct(init.userEndpoint, createEndpoint),
-    clientTags: init.clientTags === undefined ? [] : initStructs(init.clientTags, createKeyValue),
-    taskOffsets: init.taskOffsets === undefined ? [] : initStructs(init.taskOffsets, createTaskOffset),
-    taskEndOffsets: init.taskEndOffsets === undefined ? [] : initStructs(init.taskEndOffsets, createTaskOffset),
-    assignment: init.assignment === undefined ? createAssignment() : initStruct(init.assignment, createAssignment),
+      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
+    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
+    taskOffsets: taskOffsets$ === undefined ? [] : initStructs(taskOffsets$, createTaskOffset),
+    taskEndOffsets: taskEndOffsets$ === undefined ? [] : initStructs(taskEndOffsets$, createTaskOffset),
+    assignment: assignment$ === undefined ? createAssignment() : initStruct(assignment$, createAssignment),
     targetAssignment:
-      init.targetAssignment === undefined ? createAssignment() : initStruct(init.targetAssignment, createAssignment),
-    isClassic: init.isClassic === undefined ? false : init.isClassic,
+      targetAssignment$ === undefined ? createAssignment() : initStruct(targetAssignment$, createAssignment),
+    isClassic: isClassic$ === undefined ? false : isClassic$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2340,9 +2370,11 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
 
 /** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const host$ = ownField(init, "host");
+  const port$ = ownField(init, "port");
   const v: Endpoint = {
-    host: init.host === undefined ? "" : init.host,
-    port: init.port === undefined ? 0 : init.port,
+    host: host$ === undefined ? "" : host$,
+    port: port$ === undefined ? 0 : port$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2501,10 +2533,13 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
 
 /** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const partition$ = ownField(init, "partition");
+  const offset$ = ownField(init, "offset");
   const v: TaskOffset = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    partition: init.partition === undefined ? 0 : init.partition,
-    offset: init.offset === undefined ? 0n : init.offset,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    partition: partition$ === undefined ? 0 : partition$,
+    offset: offset$ === undefined ? 0n : offset$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2790,10 +2825,13 @@ function Assignment$fromJson(json: unknown, version: number): Assignment {
 
 /** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createAssignment(init: Init<Assignment> = {}): Assignment {
+  const activeTasks$ = ownField(init, "activeTasks");
+  const standbyTasks$ = ownField(init, "standbyTasks");
+  const warmupTasks$ = ownField(init, "warmupTasks");
   const v: Assignment = {
-    activeTasks: init.activeTasks === undefined ? [] : initStructs(init.activeTasks, createTaskIds),
-    standbyTasks: init.standbyTasks === undefined ? [] : initStructs(init.standbyTasks, createTaskIds),
-    warmupTasks: init.warmupTasks === undefined ? [] : initStructs(init.warmupTasks, createTaskIds),
+    activeTasks: activeTasks$ === undefined ? [] : initStructs(activeTasks$, createTaskIds),
+    standbyTasks: standbyTasks$ === undefined ? [] : initStructs(standbyTasks$, createTaskIds),
+    warmupTasks: warmupTasks$ === undefined ? [] : initStructs(warmupTasks$, createTaskIds),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2962,9 +3000,11 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
 
 /** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const partitions$ = ownField(init, "partitions");
   const v: TaskIds = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    partitions: init.partitions === undefined ? [] : init.partitions,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    partitions: partitions$ === undefined ? [] : partitions$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3097,9 +3137,11 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
 
 /** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const key$ = ownField(init, "key");
+  const value$ = ownField(init, "value");
   const v: KeyValue = {
-    key: init.key === undefined ? "" : init.key,
-    value: init.value === undefined ? "" : init.value,
+    key: key$ === undefined ? "" : key$,
+    value: value$ === undefined ? "" : value$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3322,11 +3364,15 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
 
 /** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
+  const name$ = ownField(init, "name");
+  const partitions$ = ownField(init, "partitions");
+  const replicationFactor$ = ownField(init, "replicationFactor");
+  const topicConfigs$ = ownField(init, "topicConfigs");
   const v: TopicInfo = {
-    name: init.name === undefined ? "" : init.name,
-    partitions: init.partitions === undefined ? 0 : init.partitions,
-    replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
-    topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
+    name: name$ === undefined ? "" : name$,
+    partitions: partitions$ === undefined ? 0 : partitions$,
+    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
+    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3335,10 +3381,13 @@ export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
 
 /** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopicPartitions(init: Init<TopicPartitions> = {}): TopicPartitions {
+  const topicId$ = ownField(init, "topicId");
+  const topicName$ = ownField(init, "topicName");
+  const partitions$ = ownField(init, "partitions");
   const v: TopicPartitions = {
-    topicId: init.topicId === undefined ? "AAAAAAAAAAAAAAAAAAAAAA" : init.topicId,
-    topicName: init.topicName === undefined ? "" : init.topicName,
-    partitions: init.partitions === undefined ? [] : init.partitions,
+    topicId: topicId$ === undefined ? "AAAAAAAAAAAAAAAAAAAAAA" : topicId$,
+    topicName: topicName$ === undefined ? "" : topicName$,
+    partitions: partitions$ === undefined ? [] : partitions$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3370,4 +3419,4 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
-// kafka-wire fingerprint 5748516186badc6843c2.d657fe5f1ce5b6151357
+// kafka-wire fingerprint 492e976092bffdb9cfd3.254946226755c1818671

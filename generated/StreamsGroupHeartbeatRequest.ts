@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownField,
   ownUnknownTaggedFields,
   readJsonArray,
   readJsonBool,
@@ -1239,60 +1240,52 @@ function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): 
 export function createStreamsGroupHeartbeatRequest(
   init: Init<StreamsGroupHeartbeatRequest> = {},
 ): StreamsGroupHeartbeatRequest {
+  const groupId$ = ownField(init, "groupId");
+  const memberId$ = ownField(init, "memberId");
+  const memberEpoch$ = ownField(init, "memberEpoch");
+  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
+  const instanceId$ = ownField(init, "instanceId");
+  const rackId$ = ownField(init, "rackId");
+  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
+  const topology$ = ownField(init, "topology");
+  const activeTasks$ = ownField(init, "activeTasks");
+  const standbyTasks$ = ownField(init, "standbyTasks");
+  const warmupTasks$ = ownField(init, "warmupTasks");
+  const processId$ = ownField(init, "processId");
+  const userEndpoint$ = ownField(init, "userEndpoint");
+  const clientTags$ = ownField(init, "clientTags");
+  const taskOffsets$ = ownField(init, "taskOffsets");
+  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
+  const shutdownApplication$ = ownField(init, "shutdownApplication");
   const v: StreamsGroupHeartbeatRequest = {
-    groupId: init.groupId === undefined ? "" : init.groupId,
-    memberId: init.memberId === undefined ? "" : init.memberId,
-    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
-    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
-    instanceId: init.instanceId === undefined ? null : init.instanceId,
-    rackId: init.rackId === undefined ? null : init.rackId,
-    rebalanceTimeoutMs: init.rebalanceTimeoutMs === undefined ? -1 : init.rebalanceTimeoutMs,
-    topology:
-      init.topology === undefined ? null : init.topology === null ? null : initStruct(init.topology, createTopology),
+    groupId: groupId$ === undefined ? "" : groupId$,
+    memberId: memberId$ === undefined ? "" : memberId$,
+    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
+    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
+    instanceId: instanceId$ === undefined ? null : instanceId$,
+    rackId: rackId$ === undefined ? null : rackId$,
+    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
+    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
     activeTasks:
-      init.activeTasks === undefined
-        ? null
-        : init.activeTasks === null
-          ? null
-          : initStructs(init.activeTasks, createTaskIds),
+      activeTasks$ === undefined ? null : activeTasks$ === null ? null : initStructs(activeTasks$, createTaskIds),
     standbyTasks:
-      init.standbyTasks === undefined
-        ? null
-        : init.standbyTasks === null
-          ? null
-          : initStructs(init.standbyTasks, createTaskIds),
+      standbyTasks$ === undefined ? null : standbyTasks$ === null ? null : initStructs(standbyTasks$, createTaskIds),
     warmupTasks:
-      init.warmupTasks === undefined
-        ? null
-        : init.warmupTasks === null
-          ? null
-          : initStructs(init.warmupTasks, createTaskIds),
-    processId: init.processId === undefined ? null : init.processId,
+      warmupTasks$ === undefined ? null : warmupTasks$ === null ? null : initStructs(warmupTasks$, createTaskIds),
+    processId: processId$ === undefined ? null : processId$,
     userEndpoint:
-      init.userEndpoint === undefined
-        ? null
-        : init.userEndpoint === null
-          ? null
-          : initStruct(init.userEndpoint, createEndpoint),
+      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
     clientTags:
-      init.clientTags === undefined
-        ? null
-        : init.clientTags === null
-          ? null
-          : initStructs(init.clientTags, createKeyValue),
+      clientTags$ === undefined ? null : clientTags$ === null ? null : initStructs(clientTags$, createKeyValue),
     taskOffsets:
-      init.taskOffsets === undefined
-        ? null
-        : init.taskOffsets === null
-          ? null
-          : initStructs(init.taskOffsets, createTaskOffset),
+      taskOffsets$ === undefined ? null : taskOffsets$ === null ? null : initStructs(taskOffsets$, createTaskOffset),
     taskEndOffsets:
-      init.taskEndOffsets === undefined
+      taskEndOffsets$ === undefined
         ? null
-        : init.taskEndOffsets === null
+        : taskEndOffsets$ === null
           ? null
-          : initStructs(init.taskEndOffsets, createTaskOffset),
-    shutdownApplication: init.shutdownApplication === undefined ? false : init.shutdownApplication,
+          : initStructs(taskEndOffsets$, createTaskOffset),
+    shutdownApplication: shutdownApplication$ === undefined ? false : shutdownApplication$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1473,9 +1466,11 @@ function Topology$fromJson(json: unknown, version: number): Topology {
 
 /** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopology(init: Init<Topology> = {}): Topology {
+  const epoch$ = ownField(init, "epoch");
+  const subtopologies$ = ownField(init, "subtopologies");
   const v: Topology = {
-    epoch: init.epoch === undefined ? 0 : init.epoch,
-    subtopologies: init.subtopologies === undefined ? [] : initStructs(init.subtopologies, createSubtopology),
+    epoch: epoch$ === undefined ? 0 : epoch$,
+    subtopologies: subtopologies$ === undefined ? [] : initStructs(subtopologies$, createSubtopology),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1982,17 +1977,23 @@ function Subtopology$fromJson(json: unknown, version: number): Subtopology {
 
 /** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const sourceTopics$ = ownField(init, "sourceTopics");
+  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
+  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
+  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
+  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
+  const copartitionGroups$ = ownField(init, "copartitionGroups");
   const v: Subtopology = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
-    sourceTopicRegex: init.sourceTopicRegex === undefined ? [] : init.sourceTopicRegex,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
+    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
     stateChangelogTopics:
-      init.stateChangelogTopics === undefined ? [] : initStructs(init.stateChangelogTopics, createTopicInfo),
-    repartitionSinkTopics: init.repartitionSinkTopics === undefined ? [] : init.repartitionSinkTopics,
+      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
+    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
     repartitionSourceTopics:
-      init.repartitionSourceTopics === undefined ? [] : initStructs(init.repartitionSourceTopics, createTopicInfo),
-    copartitionGroups:
-      init.copartitionGroups === undefined ? [] : initStructs(init.copartitionGroups, createCopartitionGroup),
+      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
+    copartitionGroups: copartitionGroups$ === undefined ? [] : initStructs(copartitionGroups$, createCopartitionGroup),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2251,10 +2252,13 @@ function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionG
 
 /** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createCopartitionGroup(init: Init<CopartitionGroup> = {}): CopartitionGroup {
+  const sourceTopics$ = ownField(init, "sourceTopics");
+  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
+  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
   const v: CopartitionGroup = {
-    sourceTopics: init.sourceTopics === undefined ? [] : init.sourceTopics,
-    sourceTopicRegex: init.sourceTopicRegex === undefined ? [] : init.sourceTopicRegex,
-    repartitionSourceTopics: init.repartitionSourceTopics === undefined ? [] : init.repartitionSourceTopics,
+    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
+    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
+    repartitionSourceTopics: repartitionSourceTopics$ === undefined ? [] : repartitionSourceTopics$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2387,9 +2391,11 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
 
 /** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const key$ = ownField(init, "key");
+  const value$ = ownField(init, "value");
   const v: KeyValue = {
-    key: init.key === undefined ? "" : init.key,
-    value: init.value === undefined ? "" : init.value,
+    key: key$ === undefined ? "" : key$,
+    value: value$ === undefined ? "" : value$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2612,11 +2618,15 @@ function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
 
 /** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
+  const name$ = ownField(init, "name");
+  const partitions$ = ownField(init, "partitions");
+  const replicationFactor$ = ownField(init, "replicationFactor");
+  const topicConfigs$ = ownField(init, "topicConfigs");
   const v: TopicInfo = {
-    name: init.name === undefined ? "" : init.name,
-    partitions: init.partitions === undefined ? 0 : init.partitions,
-    replicationFactor: init.replicationFactor === undefined ? 0 : init.replicationFactor,
-    topicConfigs: init.topicConfigs === undefined ? [] : initStructs(init.topicConfigs, createKeyValue),
+    name: name$ === undefined ? "" : name$,
+    partitions: partitions$ === undefined ? 0 : partitions$,
+    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
+    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2753,9 +2763,11 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
 
 /** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const host$ = ownField(init, "host");
+  const port$ = ownField(init, "port");
   const v: Endpoint = {
-    host: init.host === undefined ? "" : init.host,
-    port: init.port === undefined ? 0 : init.port,
+    host: host$ === undefined ? "" : host$,
+    port: port$ === undefined ? 0 : port$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -2914,10 +2926,13 @@ function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
 
 /** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const partition$ = ownField(init, "partition");
+  const offset$ = ownField(init, "offset");
   const v: TaskOffset = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    partition: init.partition === undefined ? 0 : init.partition,
-    offset: init.offset === undefined ? 0n : init.offset,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    partition: partition$ === undefined ? 0 : partition$,
+    offset: offset$ === undefined ? 0n : offset$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3086,9 +3101,11 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
 
 /** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const partitions$ = ownField(init, "partitions");
   const v: TaskIds = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    partitions: init.partitions === undefined ? [] : init.partitions,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    partitions: partitions$ === undefined ? [] : partitions$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -3121,4 +3138,4 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
-// kafka-wire fingerprint 38295b2107b16d5c2953.97e847d5aca3cd1ca327
+// kafka-wire fingerprint 023c8c9a4a371f0a962c.5f2e2c3b42e5787c01b7

@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownField,
   ownUnknownTaggedFields,
   readJsonArray,
   readJsonInt,
@@ -951,41 +952,43 @@ function StreamsGroupHeartbeatResponse$fromJson(json: unknown, version: number):
 export function createStreamsGroupHeartbeatResponse(
   init: Init<StreamsGroupHeartbeatResponse> = {},
 ): StreamsGroupHeartbeatResponse {
+  const throttleTimeMs$ = ownField(init, "throttleTimeMs");
+  const errorCode$ = ownField(init, "errorCode");
+  const errorMessage$ = ownField(init, "errorMessage");
+  const memberId$ = ownField(init, "memberId");
+  const memberEpoch$ = ownField(init, "memberEpoch");
+  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
+  const heartbeatIntervalMs$ = ownField(init, "heartbeatIntervalMs");
+  const acceptableRecoveryLag$ = ownField(init, "acceptableRecoveryLag");
+  const taskOffsetIntervalMs$ = ownField(init, "taskOffsetIntervalMs");
+  const status$ = ownField(init, "status");
+  const activeTasks$ = ownField(init, "activeTasks");
+  const standbyTasks$ = ownField(init, "standbyTasks");
+  const warmupTasks$ = ownField(init, "warmupTasks");
+  const partitionsByUserEndpoint$ = ownField(init, "partitionsByUserEndpoint");
   const v: StreamsGroupHeartbeatResponse = {
-    throttleTimeMs: init.throttleTimeMs === undefined ? 0 : init.throttleTimeMs,
-    errorCode: init.errorCode === undefined ? 0 : init.errorCode,
-    errorMessage: init.errorMessage === undefined ? null : init.errorMessage,
-    memberId: init.memberId === undefined ? "" : init.memberId,
-    memberEpoch: init.memberEpoch === undefined ? 0 : init.memberEpoch,
-    currentAssignmentEpoch: init.currentAssignmentEpoch === undefined ? 0 : init.currentAssignmentEpoch,
-    heartbeatIntervalMs: init.heartbeatIntervalMs === undefined ? 0 : init.heartbeatIntervalMs,
-    acceptableRecoveryLag: init.acceptableRecoveryLag === undefined ? 0 : init.acceptableRecoveryLag,
-    taskOffsetIntervalMs: init.taskOffsetIntervalMs === undefined ? 0 : init.taskOffsetIntervalMs,
-    status: init.status === undefined ? null : init.status === null ? null : initStructs(init.status, createStatus),
+    throttleTimeMs: throttleTimeMs$ === undefined ? 0 : throttleTimeMs$,
+    errorCode: errorCode$ === undefined ? 0 : errorCode$,
+    errorMessage: errorMessage$ === undefined ? null : errorMessage$,
+    memberId: memberId$ === undefined ? "" : memberId$,
+    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
+    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
+    heartbeatIntervalMs: heartbeatIntervalMs$ === undefined ? 0 : heartbeatIntervalMs$,
+    acceptableRecoveryLag: acceptableRecoveryLag$ === undefined ? 0 : acceptableRecoveryLag$,
+    taskOffsetIntervalMs: taskOffsetIntervalMs$ === undefined ? 0 : taskOffsetIntervalMs$,
+    status: status$ === undefined ? null : status$ === null ? null : initStructs(status$, createStatus),
     activeTasks:
-      init.activeTasks === undefined
-        ? null
-        : init.activeTasks === null
-          ? null
-          : initStructs(init.activeTasks, createTaskIds),
+      activeTasks$ === undefined ? null : activeTasks$ === null ? null : initStructs(activeTasks$, createTaskIds),
     standbyTasks:
-      init.standbyTasks === undefined
-        ? null
-        : init.standbyTasks === null
-          ? null
-          : initStructs(init.standbyTasks, createTaskIds),
+      standbyTasks$ === undefined ? null : standbyTasks$ === null ? null : initStructs(standbyTasks$, createTaskIds),
     warmupTasks:
-      init.warmupTasks === undefined
-        ? null
-        : init.warmupTasks === null
-          ? null
-          : initStructs(init.warmupTasks, createTaskIds),
+      warmupTasks$ === undefined ? null : warmupTasks$ === null ? null : initStructs(warmupTasks$, createTaskIds),
     partitionsByUserEndpoint:
-      init.partitionsByUserEndpoint === undefined
+      partitionsByUserEndpoint$ === undefined
         ? null
-        : init.partitionsByUserEndpoint === null
+        : partitionsByUserEndpoint$ === null
           ? null
-          : initStructs(init.partitionsByUserEndpoint, createEndpointToPartitions),
+          : initStructs(partitionsByUserEndpoint$, createEndpointToPartitions),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1228,12 +1231,13 @@ function EndpointToPartitions$fromJson(json: unknown, version: number): Endpoint
 
 /** A new EndpointToPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpointToPartitions(init: Init<EndpointToPartitions> = {}): EndpointToPartitions {
+  const userEndpoint$ = ownField(init, "userEndpoint");
+  const activePartitions$ = ownField(init, "activePartitions");
+  const standbyPartitions$ = ownField(init, "standbyPartitions");
   const v: EndpointToPartitions = {
-    userEndpoint: init.userEndpoint === undefined ? createEndpoint() : initStruct(init.userEndpoint, createEndpoint),
-    activePartitions:
-      init.activePartitions === undefined ? [] : initStructs(init.activePartitions, createTopicPartition),
-    standbyPartitions:
-      init.standbyPartitions === undefined ? [] : initStructs(init.standbyPartitions, createTopicPartition),
+    userEndpoint: userEndpoint$ === undefined ? createEndpoint() : initStruct(userEndpoint$, createEndpoint),
+    activePartitions: activePartitions$ === undefined ? [] : initStructs(activePartitions$, createTopicPartition),
+    standbyPartitions: standbyPartitions$ === undefined ? [] : initStructs(standbyPartitions$, createTopicPartition),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1370,9 +1374,11 @@ function Status$fromJson(json: unknown, version: number): Status {
 
 /** A new Status: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createStatus(init: Init<Status> = {}): Status {
+  const statusCode$ = ownField(init, "statusCode");
+  const statusDetail$ = ownField(init, "statusDetail");
   const v: Status = {
-    statusCode: init.statusCode === undefined ? 0 : init.statusCode,
-    statusDetail: init.statusDetail === undefined ? "" : init.statusDetail,
+    statusCode: statusCode$ === undefined ? 0 : statusCode$,
+    statusDetail: statusDetail$ === undefined ? "" : statusDetail$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1541,9 +1547,11 @@ function TopicPartition$fromJson(json: unknown, version: number): TopicPartition
 
 /** A new TopicPartition: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTopicPartition(init: Init<TopicPartition> = {}): TopicPartition {
+  const topic$ = ownField(init, "topic");
+  const partitions$ = ownField(init, "partitions");
   const v: TopicPartition = {
-    topic: init.topic === undefined ? "" : init.topic,
-    partitions: init.partitions === undefined ? [] : init.partitions,
+    topic: topic$ === undefined ? "" : topic$,
+    partitions: partitions$ === undefined ? [] : partitions$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1712,9 +1720,11 @@ function TaskIds$fromJson(json: unknown, version: number): TaskIds {
 
 /** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
+  const subtopologyId$ = ownField(init, "subtopologyId");
+  const partitions$ = ownField(init, "partitions");
   const v: TaskIds = {
-    subtopologyId: init.subtopologyId === undefined ? "" : init.subtopologyId,
-    partitions: init.partitions === undefined ? [] : init.partitions,
+    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
+    partitions: partitions$ === undefined ? [] : partitions$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1851,9 +1861,11 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
 
 /** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const host$ = ownField(init, "host");
+  const port$ = ownField(init, "port");
   const v: Endpoint = {
-    host: init.host === undefined ? "" : init.host,
-    port: init.port === undefined ? 0 : init.port,
+    host: host$ === undefined ? "" : host$,
+    port: port$ === undefined ? 0 : port$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -1883,4 +1895,4 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint 1a61963e04c621740bbd.d15a476ac82d2e637b72
+// kafka-wire fingerprint 941839a367241ed0a2ff.13b9f113bd9579b42e9f

@@ -11,6 +11,7 @@ import {
   jsonField,
   jsonString,
   missingJsonField,
+  ownField,
   readJsonObject,
   readJsonString,
   sizeString,
@@ -143,9 +144,11 @@ function StreamsGroupMemberMetadataKey$fromJson(json: unknown, version: number):
 export function createStreamsGroupMemberMetadataKey(
   init: Init<StreamsGroupMemberMetadataKey> = {},
 ): StreamsGroupMemberMetadataKey {
+  const groupId$ = ownField(init, "groupId");
+  const memberId$ = ownField(init, "memberId");
   const v: StreamsGroupMemberMetadataKey = {
-    groupId: init.groupId === undefined ? "" : init.groupId,
-    memberId: init.memberId === undefined ? "" : init.memberId,
+    groupId: groupId$ === undefined ? "" : groupId$,
+    memberId: memberId$ === undefined ? "" : memberId$,
   };
   return v;
 }
@@ -172,4 +175,4 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });
-// kafka-wire fingerprint 6445b702a0fdb45fae20.157b97d978370d2f1634
+// kafka-wire fingerprint 1fbbf49e70edef800e95.a7167e9d4b7fee91313f

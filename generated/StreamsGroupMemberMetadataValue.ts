@@ -17,6 +17,7 @@ import {
   jsonNullableString,
   jsonString,
   missingJsonField,
+  ownField,
   ownUnknownTaggedFields,
   readJsonArray,
   readJsonInt,
@@ -475,16 +476,25 @@ function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number
 export function createStreamsGroupMemberMetadataValue(
   init: Init<StreamsGroupMemberMetadataValue> = {},
 ): StreamsGroupMemberMetadataValue {
+  const instanceId$ = ownField(init, "instanceId");
+  const rackId$ = ownField(init, "rackId");
+  const clientId$ = ownField(init, "clientId");
+  const clientHost$ = ownField(init, "clientHost");
+  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
+  const topologyId$ = ownField(init, "topologyId");
+  const processId$ = ownField(init, "processId");
+  const userEndpoint$ = ownField(init, "userEndpoint");
+  const clientTags$ = ownField(init, "clientTags");
   const v: StreamsGroupMemberMetadataValue = {
-    instanceId: init.instanceId === undefined ? "" : init.instanceId,
-    rackId: init.rackId === undefined ? "" : init.rackId,
-    clientId: init.clientId === undefined ? "" : init.clientId,
-    clientHost: init.clientHost === undefined ? "" : init.clientHost,
-    rebalanceTimeoutMs: init.rebalanceTimeoutMs === undefined ? -1 : init.rebalanceTimeoutMs,
-    topologyId: init.topologyId === undefined ? "" : init.topologyId,
-    processId: init.processId === undefined ? "" : init.processId,
-    userEndpoint: init.userEndpoint === undefined ? createEndpoint() : initStruct(init.userEndpoint, createEndpoint),
-    clientTags: init.clientTags === undefined ? [] : initStructs(init.clientTags, createKeyValue),
+    instanceId: instanceId$ === undefined ? "" : instanceId$,
+    rackId: rackId$ === undefined ? "" : rackId$,
+    clientId: clientId$ === undefined ? "" : clientId$,
+    clientHost: clientHost$ === undefined ? "" : clientHost$,
+    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
+    topologyId: topologyId$ === undefined ? "" : topologyId$,
+    processId: processId$ === undefined ? "" : processId$,
+    userEndpoint: userEndpoint$ === undefined ? createEndpoint() : initStruct(userEndpoint$, createEndpoint),
+    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -621,9 +631,11 @@ function Endpoint$fromJson(json: unknown, version: number): Endpoint {
 
 /** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
+  const host$ = ownField(init, "host");
+  const port$ = ownField(init, "port");
   const v: Endpoint = {
-    host: init.host === undefined ? "" : init.host,
-    port: init.port === undefined ? 0 : init.port,
+    host: host$ === undefined ? "" : host$,
+    port: port$ === undefined ? 0 : port$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -756,9 +768,11 @@ function KeyValue$fromJson(json: unknown, version: number): KeyValue {
 
 /** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
+  const key$ = ownField(init, "key");
+  const value$ = ownField(init, "value");
   const v: KeyValue = {
-    key: init.key === undefined ? "" : init.key,
-    value: init.value === undefined ? "" : init.value,
+    key: key$ === undefined ? "" : key$,
+    value: value$ === undefined ? "" : value$,
   };
   const unknown = ownUnknownTaggedFields(init);
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
@@ -787,4 +801,4 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
-// kafka-wire fingerprint 5420a8dc456da312826f.065c98a08d10a77d17d0
+// kafka-wire fingerprint 174d26127130474c66bf.c9eeacd52021b0ffd6bf

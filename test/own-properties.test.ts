@@ -42,3 +42,20 @@ describe("a polluted Object.prototype._unknownTaggedFields", () => {
     expect(bytes).toBe(toHex(clean).slice(0, -2) + "01" + "63" + "01" + "07");
   });
 });
+
+describe("create() reads only own fields of its init", () => {
+  const proto = Object.prototype as { memberId?: unknown; toString?: unknown };
+
+  afterEach(() => {
+    delete proto.memberId;
+  });
+
+  it("does not take an omitted field from a polluted Object.prototype", () => {
+    proto.memberId = "evil";
+    // memberId is omitted: its schema default, the empty string, not "evil".
+    expect(StreamsGroupHeartbeatResponse.create({}).memberId).toBe("");
+    // An own value equal to the polluted one is still the caller's.
+    expect(StreamsGroupHeartbeatResponse.create({ memberId: "evil" }).memberId).toBe("evil");
+    expect(StreamsGroupHeartbeatResponse.create({ memberId: "m" }).memberId).toBe("m");
+  });
+});

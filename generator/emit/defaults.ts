@@ -9,9 +9,6 @@ import { structOf, tsFieldType } from "../schema/wire-types.js";
 import type { Code } from "./code.js";
 import { fieldMark, type ModuleContext } from "./context.js";
 
-/** Names every object inherits (`toString`, `constructor`, ...): not to be read from an init as they are. */
-const OBJECT_MEMBERS: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype));
-
 /** The name of a struct's exported factory: `createTopology` for `Topology`. */
 export function createName(struct: StructSpec): string {
   return `create${struct.name}`;
@@ -100,20 +97,13 @@ export class Defaults {
  */
 export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
   const S = struct.name;
-  // A field named like an Object.prototype member (`toString`) reads only an own property of
-  // `init`, into a local: `{}` must not hand over the inherited function.
-  const inherited = struct.fields.filter((f) => OBJECT_MEMBERS.has(f.propertyName));
-  const locals = inherited
-    .map((f) => {
-      const key = JSON.stringify(f.propertyName);
-      return `  const ${f.propertyName}$ = Object.prototype.hasOwnProperty.call(init, ${key}) ? init.${f.propertyName} : undefined;\n`;
-    })
+  // Every field reads only an own property of `init`, into a local: neither a member of
+  // Object.prototype (`toString`) nor a value a polluted prototype adds stands in for an omitted field.
+  const locals = struct.fields
+    .map((f) => `  const ${f.propertyName}$ = ${ctx.rt("ownField")}(init, ${JSON.stringify(f.propertyName)});\n`)
     .join("");
   const fields = struct.fields
-    .map((f) => {
-      const x = OBJECT_MEMBERS.has(f.propertyName) ? `${f.propertyName}$` : `init.${f.propertyName}`;
-      return `    ${f.propertyName}: ${initValue(ctx, f, x)},`;
-    })
+    .map((f) => `    ${f.propertyName}: ${initValue(ctx, f, `${f.propertyName}$`)},`)
     .join("\n");
   const unknown = ctx.keepsUnknownTaggedFields(struct)
     ? `  const unknown = ${ctx.rt("ownUnknownTaggedFields")}(init);\n  if (unknown !== undefined) v._unknownTaggedFields = unknown;\n`

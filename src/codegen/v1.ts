@@ -17,7 +17,14 @@
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
-export { defineMessage, initStruct, initStructs, type Init, type MessageDefinition } from "../runtime/codec.js";
+export {
+  defineMessage,
+  initStruct,
+  initStructs,
+  ownField,
+  type Init,
+  type MessageDefinition,
+} from "../runtime/codec.js";
 export { defineProtocol, type ProtocolDefinition, type TypedProtocol } from "../runtime/framing.js";
 export {
   defineControlDecoder,

@@ -373,6 +373,22 @@ export function defineMessage<T, K extends number | null = number | null>(
   return Object.freeze(codec);
 }
 
+const OBJECT_PROTOTYPE = Object.prototype as Record<PropertyKey, unknown>;
+
+/**
+ * `init[key]` for a generated `create`, as an own property only: a value inherited from
+ * `Object.prototype` (a polluted prototype, or a member such as `toString`) is undefined, so it
+ * cannot stand in for an omitted field. The ownership check runs only when the value read is the
+ * prototype's.
+ * @internal
+ */
+export function ownField<T extends object, K extends keyof T>(init: T, key: K): T[K] | undefined {
+  const value = init[key];
+  return value === undefined || value !== OBJECT_PROTOTYPE[key as PropertyKey] || Object.hasOwn(init, key)
+    ? value
+    : undefined;
+}
+
 /**
  * A struct field's value for a generated `create`: an object goes through `create` (filling its
  * omitted fields); anything else (a wrong type) is kept as it is, for encode to report with its

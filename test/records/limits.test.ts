@@ -185,6 +185,20 @@ describe("records read from their positions on access", () => {
     expect(failure(() => decode(raw)).code).toBe("INVALID_VARINT");
   });
 
+  it("reads a timestamp delta beyond 2^53 again from the bytes, exactly", () => {
+    // baseTimestamp 0, deltas 2^60 + 1 (not a double) and 5: timestamps are the deltas.
+    const big = 2n ** 60n + 1n;
+    const raw = encodeRecordBatch({
+      baseTimestamp: 0,
+      records: [{ timestampDelta: big }, { timestampDelta: 5 }],
+    }) as Uint8Array;
+    const rs = (decode(raw).batches[0] as RecordBatch).records;
+    expect(rs.map((r) => [r.timestampDelta, r.timestamp])).toEqual([
+      [big, big],
+      [5n, 5n],
+    ]);
+  });
+
   it("gives the same records through `records` and `dataRecords`, the array made once", () => {
     const set = decode(concat(batchOf(3), batchOf(2, 3n)));
     const viaData = [...dataRecords(set)].map((r) => [r.offset, text(r.value)]);

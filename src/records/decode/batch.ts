@@ -3,8 +3,8 @@
  * `DefaultRecordBatch` and `DefaultRecord` read them, with the checks of `ensureValid()` and of
  * record iteration, plus the strict checks (see `DecodeRecordsOptions.lenient`).
  *
- * Memory: the decode pass checks every record and keeps four int32 positions per record (16
- * bytes, for records of at least 7 bytes); a batch's `Record` handles are made when its `records`
+ * Memory: the decode pass checks every record and keeps four int32 positions and the timestamp
+ * delta per record (24 bytes, for records of at least 7 bytes); a batch's `Record` handles are made when its `records`
  * are first read, and key, value, headers and timestamp are read from the bytes on access. The
  * call's `maxRecords` budget is taken before anything is allocated for a batch's records.
  */
@@ -61,6 +61,8 @@ class RecordsData {
     readonly batch: Batch,
     readonly buf: Uint8Array,
     readonly meta: Int32Array,
+    /** Timestamp deltas; NaN for one beyond 2^53 (read again from the bytes). */
+    readonly timestampDeltas: Float64Array,
     readonly count: number,
     readonly controls: (ControlRecord | undefined)[] | null,
   ) {}
@@ -138,6 +140,8 @@ class Record implements DefaultRecord {
   }
 
   get timestampDelta(): bigint {
+    const delta = this.#d.timestampDeltas[this.#i / STRIDE]!;
+    if (delta === delta) return BigInt(delta);
     const buf = this.#d.buf;
     return BigInt(varlong(buf, this.#body() + 1, buf.length, false));
   }
@@ -360,6 +364,7 @@ function parseRecords(
   const numericTs = createTime && strict && Math.abs(baseTs) < 2 ** 52 && Math.abs(maxTs) < 2 ** 52;
   const lastOffsetDelta = batch.lastOffsetDelta;
   const meta = new Int32Array(count * STRIDE);
+  const timestampDeltas = new Float64Array(count);
   const controls = batch.isControl ? new Array<ControlRecord | undefined>(count) : null;
   let prevOffsetDelta = -1;
   let p = start;
@@ -478,6 +483,7 @@ function parseRecords(
     meta[m + OFFSET_DELTA] = offsetDelta;
     meta[m + KEY_AT] = keyAt;
     meta[m + VALUE_AT] = valueAt;
+    timestampDeltas[i] = typeof timestampDelta === "number" ? timestampDelta : NaN;
   }
   if (p !== end) {
     throw new KafkaDecodeError(
@@ -486,7 +492,7 @@ function parseRecords(
       p,
     );
   }
-  return new RecordsData(batch, buf, meta, count, controls);
+  return new RecordsData(batch, buf, meta, timestampDeltas, count, controls);
 }
 
 /** One magic-2 batch, `raw` at `byteOffset` of the record set; a compressed one may add to `pending`. */
