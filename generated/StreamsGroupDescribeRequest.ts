@@ -13,6 +13,8 @@ import {
   jsonField,
   jsonString,
   missingJsonField,
+  ownField,
+  ownUnknownTaggedFields,
   readJsonArray,
   readJsonBool,
   readJsonObject,
@@ -65,7 +67,7 @@ function StreamsGroupDescribeRequest$size(v: StreamsGroupDescribeRequest, _versi
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     if (unknown !== undefined) {
       tagged += unknown.length;
       size += sizeUnknownTaggedFields(unknown, []);
@@ -92,7 +94,7 @@ function StreamsGroupDescribeRequest$write(w: Writer, v: StreamsGroupDescribeReq
     }
     f = "includeAuthorizedOperations";
     w.bool(v.includeAuthorizedOperations);
-    const unknown = v._unknownTaggedFields;
+    const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
@@ -221,12 +223,14 @@ function StreamsGroupDescribeRequest$fromJson(json: unknown, version: number): S
 export function createStreamsGroupDescribeRequest(
   init: Init<StreamsGroupDescribeRequest> = {},
 ): StreamsGroupDescribeRequest {
+  const groupIds$ = ownField(init, "groupIds");
+  const includeAuthorizedOperations$ = ownField(init, "includeAuthorizedOperations");
   const v: StreamsGroupDescribeRequest = {
-    groupIds: init.groupIds === undefined ? [] : init.groupIds,
-    includeAuthorizedOperations:
-      init.includeAuthorizedOperations === undefined ? false : init.includeAuthorizedOperations,
+    groupIds: groupIds$ === undefined ? [] : groupIds$,
+    includeAuthorizedOperations: includeAuthorizedOperations$ === undefined ? false : includeAuthorizedOperations$,
   };
-  if (init._unknownTaggedFields !== undefined) v._unknownTaggedFields = init._unknownTaggedFields;
+  const unknown = ownUnknownTaggedFields(init);
+  if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
 
@@ -256,4 +260,4 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   toJson: StreamsGroupDescribeRequest$toJson,
   fromJson: StreamsGroupDescribeRequest$fromJson,
 });
-// kafka-wire fingerprint 40bf9c39187e0f6cdce8.9d91dd3ac92aa0d30846
+// kafka-wire fingerprint 0b5f0494e0b7232ea7c2.774ea54747781fdda09f

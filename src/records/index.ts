@@ -17,6 +17,7 @@ export {
   decodeRecords,
   dataRecords,
   DEFAULT_MAX_DECOMPRESSED_BYTES,
+  DEFAULT_MAX_RECORDS,
   type DecodeRecordsOptions,
   type KafkaRecordWithBatch,
 } from "./decode.js";
