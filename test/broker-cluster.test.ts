@@ -434,6 +434,47 @@ describeShared("kafka-wire-broker: a three-node cluster", "kafka-schemas", () =>
     }
   });
 
+  it("message.timestamp.type=LogAppendTime: records carry the broker's time", async () => {
+    await admin.createTopics({
+      topics: [
+        {
+          topic: "appended",
+          numPartitions: 1,
+          configEntries: [{ name: "message.timestamp.type", value: "LogAppendTime" }],
+        },
+      ],
+    });
+    const producer = kafka.producer();
+    await producer.connect();
+    const before = Date.now();
+    await producer.send({ topic: "appended", messages: [{ value: "x", timestamp: "1000" }] });
+    const after = Date.now();
+    await producer.disconnect();
+    const consumer = kafka.consumer({ groupId: "appended-readers", maxWaitTimeInMs: 100 });
+    await consumer.connect();
+    let timestamp = "";
+    try {
+      await consumer.subscribe({ topics: ["appended"], fromBeginning: true });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("nothing consumed")), TIMEOUT_MS);
+        consumer
+          .run({
+            eachMessage: async ({ message }) => {
+              timestamp = message.timestamp;
+              clearTimeout(timer);
+              resolve();
+            },
+          })
+          .catch(reject);
+      });
+    } finally {
+      await consumer.disconnect();
+    }
+    // Not the producer's 1000 ms: the append time (kafkajs reads it from the batch's max timestamp).
+    expect(Number(timestamp)).toBeGreaterThanOrEqual(before);
+    expect(Number(timestamp)).toBeLessThanOrEqual(after);
+  });
+
   it("answers a partition request off the leader with NOT_LEADER_OR_FOLLOWER and KIP-951's leader hint", async () => {
     const partition = cluster.cluster.partition("orders", 0)!;
     const other = cluster.nodes.find((n) => n.nodeId !== partition.leader)!;

@@ -176,4 +176,42 @@ describeShared("kafka-wire-broker under hostile clients", "kafka-schemas", () =>
     }
     await stillServes();
   });
+
+  it("past maxBufferedBytes, closes the connection holding the most and keeps serving the others", async () => {
+    const small = await startCluster({ protocol, maxRequestBytes: 8000, maxBufferedBytes: 10_000 });
+    try {
+      const node = small.nodes[0]!;
+      /** A connection that announces a 7000-byte frame and sends `bytes` of it. */
+      const partial = (bytes: number) =>
+        new Promise<{ socket: net.Socket; closed: Promise<void> }>((resolve) => {
+          const socket = net.connect({ host: node.host, port: node.port }, () => {
+            const data = Buffer.alloc(4 + bytes);
+            data.writeInt32BE(7000, 0);
+            socket.write(data, () => setTimeout(() => resolve({ socket, closed }), 100));
+          });
+          const closed = new Promise<void>((r) => socket.on("close", () => r()));
+          socket.on("error", () => {});
+        });
+      const a = await partial(6000);
+      const b = await partial(5000);
+      // 6004 + 5004 > 10000: the first (holding 6004) goes, the second stays.
+      await a.closed;
+      expect(b.socket.destroyed).toBe(false);
+      // What the second holds: its 5000 bytes and the 4-byte size prefix.
+      expect(small.cluster.bufferedBytes).toBe(5004);
+      const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 3000 });
+      try {
+        const reply = await client.call<{ errorCode: number }>(18, 3, {
+          clientSoftwareName: "t",
+          clientSoftwareVersion: "0",
+        });
+        expect(reply.body.errorCode).toBe(0);
+      } finally {
+        client.close();
+      }
+      b.socket.destroy();
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -345,6 +345,74 @@ describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
     }
   });
 
+  it("kafka-wire broker --brokers 3 --topic orders:6 prints three addresses and stops on SIGTERM; --help works", async () => {
+    const cli = (args: string[]) =>
+      spawn(process.execPath, ["--conditions=source", "--import", "tsx", path.join(REPO_ROOT, "cli/cli.ts"), ...args], {
+        cwd: REPO_ROOT,
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+    const help = await run(
+      process.execPath,
+      ["--conditions=source", "--import", "tsx", path.join(REPO_ROOT, "cli/cli.ts"), "broker", "--help"],
+      {
+        timeoutMs: CLIENT_TIMEOUT_MS,
+      },
+    );
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: kafka-wire broker [options]");
+    expect(help.stdout).toContain("--brokers <n>");
+    const none = await run(
+      process.execPath,
+      ["--conditions=source", "--import", "tsx", path.join(REPO_ROOT, "cli/cli.ts"), "broker"],
+      {
+        timeoutMs: CLIENT_TIMEOUT_MS,
+      },
+    );
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/needs Kafka's codecs: give --kafka <version>/);
+    const child = cli([
+      "broker",
+      "--brokers",
+      "3",
+      "--topic",
+      "orders:6",
+      "--schemas",
+      sharedPath("kafka-schemas/clients"),
+    ]);
+    const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+      child.once("exit", (code, signal) => resolve({ code, signal })),
+    );
+    const kill = setTimeout(() => child.kill("SIGKILL"), CLIENT_TIMEOUT_MS);
+    try {
+      const ports = await new Promise<number[]>((resolve, reject) => {
+        let stdout = "";
+        child.stdout.setEncoding("utf8").on("data", (t: string) => {
+          stdout += t;
+          const m = /^bootstrap=127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+),127\.0\.0\.1:(\d+)$/m.exec(stdout);
+          if (m !== null) resolve([Number(m[1]), Number(m[2]), Number(m[3])]);
+        });
+        void exited.then(() => reject(new Error("kafka-wire broker exited before printing its bootstrap")));
+      });
+      const client = await KafkaTestClient.connect("127.0.0.1", ports[1]!, protocol, { timeoutMs: 5000 });
+      try {
+        const metadata = await client.call<{
+          brokers: { port: number }[];
+          topics: { name: string; partitions: { leaderId: number }[] }[];
+        }>(3, 12, { topics: null });
+        expect(metadata.body.brokers.map((b) => b.port).sort()).toEqual([...ports].sort());
+        expect(metadata.body.topics.map((t) => [t.name, t.partitions.length])).toEqual([["orders", 6]]);
+        expect(new Set(metadata.body.topics[0]!.partitions.map((p) => p.leaderId)).size).toBe(3);
+      } finally {
+        client.close();
+      }
+      child.kill("SIGTERM");
+      expect(await exited).toEqual({ code: 0, signal: null });
+    } finally {
+      clearTimeout(kill);
+      child.kill("SIGKILL");
+    }
+  });
+
   it("kafkajs 2.2.4: an idempotent producer under none and gzip, a classic consumer group", async () => {
     const topic = "kafkajs-topic";
     const produced: Message[] = [];

@@ -119,8 +119,10 @@ export interface ClusterOptions {
   readonly fetchMaxBytes?: number;
   /** Connections per node (default 256). */
   readonly maxConnections?: number;
-  /** Requests read ahead on one connection before it stops being read (default 64). */
+  /** Requests read ahead on one connection before it stops being read (default 64); it also stops at `maxRequestBytes` of them. */
   readonly maxQueuedRequests?: number;
+  /** Bytes of unanswered requests all connections together may hold before reading stops (default 268435456, 256 MiB). */
+  readonly maxBufferedBytes?: number;
   /** Bytes held by all partition logs together (default 256 MiB); a Produce past it gets KAFKA_STORAGE_ERROR. */
   readonly maxLogBytes?: number;
   readonly maxTopics?: number;
@@ -156,6 +158,7 @@ export interface ClusterConfig {
   readonly fetchMaxBytes: number;
   readonly maxConnections: number;
   readonly maxQueuedRequests: number;
+  readonly maxBufferedBytes: number;
   readonly maxLogBytes: number;
   readonly maxTopics: number;
   readonly maxPartitions: number;
@@ -221,6 +224,17 @@ export class Cluster {
   readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** Bytes all connections hold in requests not answered yet (bounded by `maxBufferedBytes`). */
+  bufferedBytes = 0;
+  /** @internal What each open connection holds, and how to close it (the cluster-wide bound closes the largest). */
+  readonly holders = new Map<number, { held: () => number; drop: (why: string) => void }>();
+  /**
+   * More groups for ListGroups, from plugins with group types of their own (KIP-1071's
+   * `streams` groups): each lister gives its groups as ListGroups reports them.
+   */
+  readonly groupListers = new Set<
+    () => readonly { groupId: string; protocolType: string; groupState: string; groupType: string }[]
+  >();
   /** True when connections must authenticate (the `sasl` option). */
   readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
@@ -252,6 +266,7 @@ export class Cluster {
       fetchMaxBytes: options.fetchMaxBytes ?? 57_671_680,
       maxConnections: options.maxConnections ?? 256,
       maxQueuedRequests: options.maxQueuedRequests ?? 64,
+      maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024 * 1024,
       maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
       maxTopics: options.maxTopics ?? 1000,
       maxPartitions: options.maxPartitions ?? 1000,
@@ -665,16 +680,53 @@ function serveConnection(
   const splitter = new FrameSplitter({ maxFrameSize: cluster.config.maxRequestBytes });
   const queue: Uint8Array[] = [];
   const limit = cluster.config.maxQueuedRequests;
+  const maxBytes = cluster.config.maxRequestBytes;
+  /** Bytes of the queued frames and of the splitter's partial frame: what this connection holds. */
+  let held = 0;
   let busy = false;
   let paused = false;
   function drop(why: string): void {
     cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
     socket.destroy();
+    release();
   }
+  /** Gives back what the connection holds (at once: the close event comes later). */
+  function release(): void {
+    cluster.holders.delete(id);
+    hold(-held);
+    queue.length = 0;
+  }
+  const hold = (delta: number) => {
+    held += delta;
+    cluster.bufferedBytes += delta;
+  };
+  // Reading stops while this connection holds too many requests or bytes, or while the client
+  // does not read its responses.
+  const full = () => queue.length >= limit || held >= maxBytes;
   const resumeIfRoom = () => {
-    if (paused && queue.length < limit / 2 && !socket.writableNeedDrain) {
+    if (paused && !socket.destroyed && queue.length < limit / 2 && held < maxBytes / 2 && !socket.writableNeedDrain) {
       paused = false;
       socket.resume();
+    }
+  };
+  const pause = () => {
+    if (paused) return;
+    paused = true;
+    socket.pause();
+  };
+  cluster.holders.set(id, { held: () => held, drop });
+  /**
+   * The cluster-wide bound: past maxBufferedBytes, the connection holding the most is closed
+   * (pausing instead could leave every connection waiting for another's partial frame).
+   */
+  const enforceClusterBound = () => {
+    while (cluster.bufferedBytes > cluster.config.maxBufferedBytes) {
+      let largest: { held: () => number; drop: (why: string) => void } | undefined;
+      for (const h of cluster.holders.values()) if (largest === undefined || h.held() > largest.held()) largest = h;
+      if (largest === undefined || largest.held() === 0) return;
+      largest.drop(
+        `the connections hold more than maxBufferedBytes (${cluster.config.maxBufferedBytes}); this one the most`,
+      );
     }
   };
   async function pump(): Promise<void> {
@@ -683,6 +735,7 @@ function serveConnection(
     try {
       while (queue.length > 0 && !socket.destroyed) {
         const frame = queue.shift()!;
+        hold(-frame.length);
         resumeIfRoom();
         const exchange = await answer(cluster, connection, frame);
         options.onExchange?.(exchange);
@@ -698,8 +751,7 @@ function serveConnection(
         }
         if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
-          paused = true;
-          socket.pause();
+          pause();
           await new Promise<void>((resolve) => {
             const done = () => {
               socket.off("drain", done);
@@ -718,12 +770,14 @@ function serveConnection(
   }
   socket.on("data", (chunk: Buffer) => {
     let frames: Uint8Array[];
+    const before = splitter.buffered;
     try {
       frames = splitter.push(chunk);
     } catch (e) {
       drop((e as Error).message);
       return;
     }
+    hold(splitter.buffered - before);
     for (const f of frames) {
       if (f.length < 12) {
         drop("a request frame shorter than its header");
@@ -731,16 +785,17 @@ function serveConnection(
       }
       // A copy: the request is answered later, and record batches are views into it.
       queue.push(new Uint8Array(f));
+      hold(f.length);
     }
-    if (queue.length >= limit && !paused) {
-      paused = true;
-      socket.pause();
-    }
+    if (full()) pause();
+    enforceClusterBound();
+    if (socket.destroyed) return;
     void pump();
   });
   socket.on("error", () => {});
   socket.on("close", () => {
     sockets.delete(socket);
+    release();
     connection.session.clear();
   });
 }

@@ -43,12 +43,14 @@ export class PartitionLog {
   private waiters = new Set<() => void>();
 
   /**
-   * Appends decoded batches (as `decodeRecords` returned them), stamped with the leader epoch;
-   * returns the first one's base offset.
+   * Appends decoded batches (as `decodeRecords` returned them), stamped with the leader epoch
+   * (and with `logAppendTime` as their timestamp when given); returns the first one's base offset.
    */
-  append(batches: readonly RecordBatch[], leaderEpoch: number): bigint {
+  append(batches: readonly RecordBatch[], leaderEpoch: number, logAppendTime?: bigint): bigint {
     const first = this.logEndOffset;
-    for (const batch of batches) this.appendRaw(batch.raw, batch.lastOffsetDelta, batch.maxTimestamp, leaderEpoch);
+    for (const batch of batches) {
+      this.appendRaw(batch.raw, batch.lastOffsetDelta, logAppendTime ?? batch.maxTimestamp, leaderEpoch, logAppendTime);
+    }
     return first;
   }
 
@@ -56,9 +58,23 @@ export class PartitionLog {
    * Appends one batch's bytes (a producer's, or a control batch the broker wrote) at the log
    * end offset, stamped with the leader epoch; returns its base offset and wakes waiting Fetches.
    */
-  appendRaw(raw: Uint8Array, lastOffsetDelta: number, maxTimestamp: bigint, leaderEpoch: number): bigint {
+  appendRaw(
+    raw: Uint8Array,
+    lastOffsetDelta: number,
+    maxTimestamp: bigint,
+    leaderEpoch: number,
+    logAppendTime?: bigint,
+  ): bigint {
     const baseOffset = this.logEndOffset;
-    const bytes = withBatchHeader(raw, { baseOffset, partitionLeaderEpoch: leaderEpoch });
+    // message.timestamp.type=LogAppendTime: the broker's clock as the batch's max timestamp,
+    // the attribute set and the CRC recomputed (Kafka's LogValidator does the same).
+    const bytes = withBatchHeader(raw, {
+      baseOffset,
+      partitionLeaderEpoch: leaderEpoch,
+      ...(logAppendTime === undefined
+        ? {}
+        : { maxTimestamp: { timestampType: "LogAppendTime", timestamp: logAppendTime } }),
+    });
     const stored = { baseOffset, lastOffset: baseOffset + BigInt(lastOffsetDelta), maxTimestamp, bytes };
     this.batches.push(stored);
     this.logEndOffset = stored.lastOffset + 1n;

@@ -230,11 +230,19 @@ export function registerCoreHandlers(cluster: Cluster): void {
           }
         }
         const before = log.bytes;
-        const baseOffset = log.append(batches, partition!.leaderEpoch);
+        const logAppendTime =
+          topicConfig(topic!, "message.timestamp.type") === "LogAppendTime" ? BigInt(Date.now()) : undefined;
+        const baseOffset = log.append(batches, partition!.leaderEpoch, logAppendTime);
         cluster.storedBytes += log.bytes - before;
         if (idempotent) partition!.producers.appended(batch, baseOffset, baseOffset + BigInt(batch.lastOffsetDelta));
         cluster.applyRetention(topic!);
-        partitionResponses.push({ index, errorCode: NONE, baseOffset, logStartOffset: log.logStartOffset });
+        partitionResponses.push({
+          index,
+          errorCode: NONE,
+          baseOffset,
+          logAppendTimeMs: logAppendTime ?? -1n,
+          logStartOffset: log.logStartOffset,
+        });
       }
       responses.push({ name: td.name, partitionResponses });
     }

@@ -249,8 +249,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
     return {
       throttleTimeMs: 0,
       errorCode: NONE,
-      groups: groups
-        .list()
+      groups: [...groups.list(), ...[...cluster.groupListers].flatMap((list) => list())]
         .filter((g) => coordinatorError(ctx, g.groupId) === NONE)
         .filter((g) => states.length === 0 || states.includes(g.groupState.toLowerCase()))
         .filter((g) => types.length === 0 || types.includes(g.groupType)),
