@@ -105,7 +105,11 @@ producers = {}
 def send(messages, codec="none"):
     if codec not in producers:
         producers[codec] = KafkaProducer(
-            bootstrap_servers=bootstrap, acks="all", compression_type=None if codec == "none" else codec
+            bootstrap_servers=bootstrap,
+            acks="all",
+            compression_type=None if codec == "none" else codec,
+            # send() waits this long for metadata (default 60 s): the step's bound instead.
+            max_block_ms=int(WAIT_S * 1000),
         )
         opened.append(producers[codec])
     p = producers[codec]
