@@ -23,6 +23,7 @@ import {
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
 import { ProducerStates } from "./producers.js";
+import { FetchSessions } from "./fetch-sessions.js";
 import { TransactionCoordinator } from "./transactions.js";
 import { HandlerRegistry } from "./registry.js";
 import type { ApiKey, Apis, Connection, RequestContext } from "./types.js";
@@ -128,6 +129,8 @@ export interface ClusterOptions {
   readonly maxTopics?: number;
   /** Partitions per topic (default 1000). */
   readonly maxPartitions?: number;
+  /** Partitions of all topics together (default 20000): each has a log and producer state. */
+  readonly maxTotalPartitions?: number;
   readonly maxGroups?: number;
   readonly maxMembers?: number;
   /** The longest a Fetch waits for data, whatever it asks for (ms). Default 5000. */
@@ -162,6 +165,7 @@ export interface ClusterConfig {
   readonly maxLogBytes: number;
   readonly maxTopics: number;
   readonly maxPartitions: number;
+  readonly maxTotalPartitions: number;
   readonly maxGroups: number;
   readonly maxMembers: number;
   readonly maxFetchWaitMs: number;
@@ -235,6 +239,8 @@ export class Cluster {
   readonly groupListers = new Set<
     () => readonly { groupId: string; protocolType: string; groupState: string; groupType: string }[]
   >();
+  /** KIP-227's incremental fetch sessions of every node. */
+  readonly fetchSessions = new FetchSessions();
   /** True when connections must authenticate (the `sasl` option). */
   readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
@@ -270,6 +276,7 @@ export class Cluster {
       maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
       maxTopics: options.maxTopics ?? 1000,
       maxPartitions: options.maxPartitions ?? 1000,
+      maxTotalPartitions: options.maxTotalPartitions ?? 20_000,
       maxGroups: options.maxGroups ?? 1000,
       maxMembers: options.maxMembers ?? 100,
       maxFetchWaitMs: options.maxFetchWaitMs ?? 5000,
@@ -339,10 +346,23 @@ export class Cluster {
         `Number of partitions must be 1..${this.config.maxPartitions}, got ${partitions}.`,
       );
     }
+    this.checkPartitionBudget(partitions);
     const start = this.assignmentStart++ % n;
     return Array.from({ length: partitions }, (_, i) =>
       Array.from({ length: replicationFactor }, (_, r) => this.nodes[(start + first + i + r) % n]!.nodeId),
     );
+  }
+
+  /** @throws TopicError POLICY_VIOLATION when `more` partitions would pass `maxTotalPartitions`. */
+  checkPartitionBudget(more: number): void {
+    let total = 0;
+    for (const t of this.topics.values()) total += t.partitions.length;
+    if (total + more > this.config.maxTotalPartitions) {
+      throw new TopicError(
+        "POLICY_VIOLATION",
+        `this cluster holds at most ${this.config.maxTotalPartitions} partitions (it has ${total})`,
+      );
+    }
   }
 
   /**
@@ -374,6 +394,7 @@ export class Cluster {
           }
         }
       }
+      this.checkPartitionBudget(spec.assignments.length);
       assignments = spec.assignments.map((r) => [...r]);
     } else {
       assignments = this.assignReplicas(

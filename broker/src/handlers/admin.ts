@@ -214,6 +214,7 @@ export function registerAdminHandlers(cluster: Cluster): void {
                 "The manual partition assignment includes the broker more than once.",
               );
           }
+          cluster.checkPartitionBudget(t.assignments.length);
           added = t.assignments.map((a) => [...a.brokerIds]);
         } else {
           added = cluster.assignReplicas(t.count - current, rf, current);

@@ -23,6 +23,7 @@ import type { PartitionProduceResponse, TopicProduceResponse } from "../../kafka
 import type { RequestContext } from "../types.js";
 import { topicConfig } from "../configs.js";
 import { coordinatorFor } from "./coordinator.js";
+import { FetchSessions, type SessionPartition } from "../fetch-sessions.js";
 
 /** Kafka's "authorized operations not requested" marker (Integer.MIN_VALUE). */
 const NO_AUTHORIZED_OPERATIONS = -2147483648;
@@ -324,11 +325,37 @@ export function registerCoreHandlers(cluster: Cluster): void {
 
   h.register(1, async (req, ctx) => {
     const { apiVersion } = ctx;
-    if (req.sessionId !== 0) {
-      // No fetch sessions (KIP-227) yet: a reply with session id 0 tells the client so.
-      return { errorCode: errorCode("FETCH_SESSION_ID_NOT_FOUND"), sessionId: 0, responses: [] };
+    // KIP-227 (v7+): the partitions come from the request, or from its fetch session.
+    const resolved =
+      apiVersion >= 7
+        ? cluster.fetchSessions.resolve(req, ctx.node.nodeId, apiVersion >= 13)
+        : { error: null, session: null, incremental: false, partitions: [] as SessionPartition[] };
+    if (resolved.error !== null) return { errorCode: errorCode(resolved.error), sessionId: 0, responses: [] };
+    const { session, incremental } = resolved;
+    const sessionPartitions = apiVersion >= 7 ? resolved.partitions : null;
+    // By topic, in the order first asked for.
+    const grouped = new Map<string, { topic: string; topicId: string; partitions: SessionPartition[] }>();
+    const source: SessionPartition[] =
+      sessionPartitions ??
+      req.topics.flatMap((t) =>
+        t.partitions.map((p) => ({
+          topic: t.topic,
+          topicId: t.topicId,
+          partition: p.partition,
+          fetchOffset: p.fetchOffset,
+          partitionMaxBytes: p.partitionMaxBytes,
+          highWatermark: -2n,
+          lastStableOffset: -2n,
+          logStartOffset: -2n,
+        })),
+      );
+    for (const p of source) {
+      const k = apiVersion >= 13 ? p.topicId : p.topic;
+      let g = grouped.get(k);
+      if (g === undefined) grouped.set(k, (g = { topic: p.topic, topicId: p.topicId, partitions: [] }));
+      g.partitions.push(p);
     }
-    const wanted = req.topics.map((t) => ({
+    const wanted = [...grouped.values()].map((t) => ({
       t,
       topic: apiVersion >= 13 ? cluster.topicsById.get(t.topicId) : cluster.topics.get(t.topic),
     }));
@@ -417,10 +444,31 @@ export function registerCoreHandlers(cluster: Cluster): void {
       });
       result = build();
     }
+    let responses = result.responses;
+    if (session !== null) {
+      // An incremental response lists only what changed since the client last heard of it.
+      const changed = (sp: SessionPartition, out: Init<PartitionData>): boolean => {
+        const moved =
+          out.highWatermark !== sp.highWatermark ||
+          out.lastStableOffset !== sp.lastStableOffset ||
+          out.logStartOffset !== sp.logStartOffset;
+        sp.highWatermark = out.highWatermark ?? -1n;
+        sp.lastStableOffset = out.lastStableOffset ?? -1n;
+        sp.logStartOffset = out.logStartOffset ?? -1n;
+        return !incremental || moved || (out.errorCode ?? 0) !== NONE || (out.records?.length ?? 0) > 0;
+      };
+      responses = responses
+        .map((r, i) => ({
+          ...r,
+          partitions: r.partitions.filter((out, j) => changed(wanted[i]!.t.partitions[j]!, out)),
+        }))
+        .filter((r) => r.partitions.length > 0);
+      FetchSessions.advance(session);
+    }
     return {
       errorCode: NONE,
-      sessionId: 0,
-      responses: result.responses,
+      sessionId: session?.id ?? 0,
+      responses,
       ...(hinted ? { nodeEndpoints: nodeEndpoints(cluster) } : {}),
     };
   });
