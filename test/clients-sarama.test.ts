@@ -1,8 +1,16 @@
 /**
  * Debian's Go client, Shopify/sarama 1.22.1 (golang-github-shopify-sarama-dev, built offline by
  * .ci/build-sarama.sh with Debian's Go 1.19), through the real-client scenario of
- * test/support/clients/harness.ts: admin, produce under all five codecs, a classic group, resume.
- * sarama 1.22.1 has no transactions.
+ * test/support/clients/harness.ts: admin, produce under all five codecs, resume. sarama 1.22.1 has
+ * no transactions.
+ *
+ * sarama 1.22.1 is older than Kafka 4's protocol baseline (KIP-896): it hard-codes JoinGroup v1,
+ * which Kafka 4 no longer serves (JoinGroup starts at v2), so it cannot join a classic group of a
+ * Kafka 4 cluster. The group step asserts that the broker refuses it as Kafka 4 does; the resume
+ * step uses what Kafka 4 does serve it: an offset manager commits and fetches the group's offsets
+ * (OffsetCommit v2, OffsetFetch v1) and partition consumers read from them. Its produce works
+ * since the broker recomputes the maxTimestamp -1 that sarama 1.22 writes, as Kafka's LogValidator
+ * does.
  */
 
 import { createHash } from "node:crypto";
@@ -37,5 +45,8 @@ clientSuite({
   admin: true,
   transactions: false,
   timeoutMs: 100_000,
+  // KIP-896: Kafka 4's JoinGroup starts at v2; sarama 1.22.1 sends v1 only.
+  kafka4Refuses: { group: { api: "JoinGroup", sends: [1], kafka4Min: 2 } },
+  resumeBy: "a partition consumer (no group member: JoinGroup v1 is refused)",
   run: (s) => runDriver(BINARY, [], s),
 });

@@ -330,7 +330,10 @@ class ClassicGroup {
     if (generationId < 0) return this.members.size === 0 ? 0 : errorCode("ILLEGAL_GENERATION");
     if (!this.members.has(memberId)) return errorCode("UNKNOWN_MEMBER_ID");
     if (generationId !== this.generationId) return errorCode("ILLEGAL_GENERATION");
-    if (this.state === "PreparingRebalance") return errorCode("REBALANCE_IN_PROGRESS");
+    // Kafka's ClassicGroup.validateOffsetCommit: only CompletingRebalance (the assignment not yet
+    // handed out) refuses; while PreparingRebalance a member of the current generation may still
+    // commit what it consumed, as consumers do when their partitions are revoked.
+    if (this.state === "CompletingRebalance") return errorCode("REBALANCE_IN_PROGRESS");
     return 0;
   }
 

@@ -31,6 +31,8 @@ export interface Transaction {
   readonly transactionalId: string;
   producerId: bigint;
   producerEpoch: number;
+  /** The producer id before the last rotation (epoch exhausted), or -1 (Kafka's `previousProducerId`). */
+  previousProducerId: bigint;
   timeoutMs: number;
   state: TxnState;
   /** "topic\0partition". */
@@ -57,8 +59,13 @@ export class TransactionCoordinator {
 
   /**
    * InitProducerId with a transactional id: a new producer id (epoch 0), or the epoch bumped
-   * (KIP-98), aborting an open transaction first. With a producer id and epoch given (KIP-360),
-   * they must be the current ones.
+   * (KIP-98), aborting an open transaction first. A producer id and epoch given (KIP-360) are
+   * accepted as Kafka's `TransactionCoordinator.isValidProducerId` does: when the transactional
+   * id is new (its metadata just created, epoch -1: the producer recovers from
+   * UNKNOWN_PRODUCER_ID, or a client that sends 0/0 instead of -1/-1), when the id is the current
+   * one (its epoch the current one, or the one before a bump the producer did not learn of), or
+   * when it is the previous id and its epoch exhausted (a retry after a rotation); else
+   * PRODUCER_FENCED.
    */
   initProducer(
     transactionalId: string,
@@ -69,11 +76,11 @@ export class TransactionCoordinator {
     if (timeoutMs <= 0 || timeoutMs > MAX_TRANSACTION_TIMEOUT_MS) return fail("INVALID_TRANSACTION_TIMEOUT");
     let txn = this.transactions.get(transactionalId);
     if (txn === undefined) {
-      if (given.producerId >= 0n) return fail("INVALID_PRODUCER_ID_MAPPING");
       txn = {
         transactionalId,
         producerId: this.cluster.nextProducerId++,
         producerEpoch: 0,
+        previousProducerId: -1n,
         timeoutMs,
         state: "Empty",
         partitions: new Set(),
@@ -87,7 +94,14 @@ export class TransactionCoordinator {
       return { error: null, producerId: txn.producerId, producerEpoch: 0 };
     }
     if (given.producerId >= 0n) {
-      if (given.producerId !== txn.producerId) return fail("INVALID_PRODUCER_ID_MAPPING");
+      if (given.producerId === txn.previousProducerId && given.producerEpoch >= MAX_EPOCH) {
+        // A retry of the InitProducerId that rotated the id: answer the current id and epoch.
+        if (txn.state === "Ongoing") this.complete(txn, false);
+        txn.state = "Empty";
+        txn.timeoutMs = timeoutMs;
+        return { error: null, producerId: txn.producerId, producerEpoch: txn.producerEpoch };
+      }
+      if (given.producerId !== txn.producerId) return fail("PRODUCER_FENCED");
       // KIP-360: the producer's own epoch (or the one before a bump it did not learn of).
       if (given.producerEpoch !== txn.producerEpoch && given.producerEpoch !== txn.producerEpoch - 1) {
         return fail("PRODUCER_FENCED");
@@ -154,6 +168,7 @@ export class TransactionCoordinator {
 
   private bump(txn: Transaction): void {
     if (txn.producerEpoch >= MAX_EPOCH) {
+      txn.previousProducerId = txn.producerId;
       txn.producerId = this.cluster.nextProducerId++;
       txn.producerEpoch = 0;
     } else {

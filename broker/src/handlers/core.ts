@@ -5,7 +5,14 @@
  * version has them), as Kafka does.
  */
 
-import { decodeRecords, encodeRecords, type RecordBatch } from "../../../src/records/index.js";
+import {
+  decodeRecords,
+  encodeRecords,
+  withBatchHeader,
+  type Codecs,
+  type RecordBatch,
+  type RecordSet,
+} from "../../../src/records/index.js";
 import { ZERO_UUID } from "../../../src/runtime/index.js";
 import type { Cluster, Partition, Topic } from "../cluster.js";
 import { errorCode } from "../errors.js";
@@ -24,6 +31,72 @@ const NO_AUTHORIZED_OPERATIONS = -2147483648;
 const TOPIC_OPERATIONS = 0b1101_1111_1000;
 
 const NONE = 0;
+
+/**
+ * The record batches of a Produce partition, decoded strictly, with each CreateTime batch's
+ * maxTimestamp set to its records' largest timestamp (and the CRC-32C recomputed) where the
+ * producer wrote another one, as Kafka's LogValidator does (`setMaxTimestamp`): sarama 1.22
+ * writes -1, which the strict decoder reads as records newer than the batch. Only a batch that
+ * decodes strictly once so corrected is accepted; otherwise the strict decoder's first error.
+ */
+async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined): Promise<RecordSet> {
+  const options = codecs === undefined ? {} : { codecs };
+  let set: RecordSet;
+  try {
+    set = readAll(await decodeRecords(records, options));
+  } catch (strictError) {
+    let fixed: Uint8Array | null = null;
+    try {
+      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
+    } catch {
+      // Not a timestamp matter: the strict error stands.
+    }
+    if (fixed === null) throw strictError;
+    try {
+      return readAll(await decodeRecords(fixed, options));
+    } catch {
+      throw strictError;
+    }
+  }
+  const fixed = withRecomputedMaxTimestamps(set);
+  return fixed === null ? set : readAll(await decodeRecords(fixed, options));
+}
+
+/** Decompresses and reads every batch's records (they are read lazily), so that each is validated, as Kafka's LogValidator does. */
+function readAll(set: RecordSet): RecordSet {
+  for (const b of set.batches) if (b.recordsAvailable) void b.records.length;
+  return set;
+}
+
+/** The batches' bytes with corrected CreateTime maxTimestamps, or null when none needs it. */
+function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
+  if (set.incompleteTail !== 0) return null;
+  let changed = false;
+  const parts: Uint8Array[] = [];
+  for (const b of set.batches) {
+    if (b.magic !== 2 || b.timestampType !== "CreateTime" || b.isControl || !b.recordsAvailable) {
+      parts.push(b.raw);
+      continue;
+    }
+    // Kafka starts from NO_TIMESTAMP (-1).
+    let max = -1n;
+    for (const r of b.records) if (r.timestamp > max) max = r.timestamp;
+    if (max === b.maxTimestamp) {
+      parts.push(b.raw);
+    } else {
+      changed = true;
+      parts.push(withBatchHeader(b.raw, { maxTimestamp: { timestampType: "CreateTime", timestamp: max } }));
+    }
+  }
+  if (!changed) return null;
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
 
 /** Leader hint (KIP-951) for a partition: its leader and leader epoch. */
 export function currentLeader(p: Partition): { leaderId: number; leaderEpoch: number } {
@@ -140,15 +213,13 @@ export function registerCoreHandlers(cluster: Cluster): void {
         }
         let batches: RecordBatch[];
         try {
-          const set = await decodeRecords(records, { codecs: cluster.codecs });
+          const set = await decodeProduced(records, cluster.codecs);
           if (set.incompleteTail !== 0) throw new Error(`${set.incompleteTail} bytes of a partial batch`);
           if (set.batches.some((b) => b.magic !== 2)) {
             fail(errorCode("UNSUPPORTED_FOR_MESSAGE_FORMAT"), "Produce v3+ carries magic-2 record batches only");
             continue;
           }
           batches = set.batches as RecordBatch[];
-          // Decompressing every batch validates it, as Kafka's LogValidator does.
-          for (const b of batches) if (b.recordsAvailable) void b.records.length;
         } catch (e) {
           fail(errorCode("CORRUPT_MESSAGE"), (e as Error).message);
           continue;

@@ -31,6 +31,7 @@ import { codecs } from "../../../compression/src/index.js";
 import { startCluster, type Exchange } from "../../../broker/src/index.js";
 import type { Protocol } from "../../../src/runtime/index.js";
 import { corpusIndex } from "../corpus.js";
+import { KafkaTestClient } from "../kcat.js";
 import { peerMissing } from "../librdkafka.js";
 import { describeShared } from "../shared.js";
 
@@ -377,6 +378,22 @@ export async function until(done: () => boolean, timeoutMs: number, what: () => 
   }
 }
 
+/**
+ * A step Kafka 4 cannot serve for a client older than its baseline: the client needs versions of
+ * `api` that Kafka 4 removed (KIP-896: every api keeps only what Kafka 2.1 had at its newest, and
+ * later versions). Kafka 4's SocketServer refuses a request of a version it does not enable
+ * (`parseRequestHeader`: InvalidRequestException) by closing the connection; ApiVersions tells a
+ * client the range beforehand.
+ */
+export interface Kafka4Refusal {
+  /** The api's name as in Kafka's schemas (`Metadata`, `JoinGroup`). */
+  readonly api: string;
+  /** The versions of it the client sends (all below `kafka4Min`). */
+  readonly sends: readonly number[];
+  /** Kafka 4's lowest version of the api (KIP-896). */
+  readonly kafka4Min: number;
+}
+
 /** What a client suite declares. */
 export interface ClientSuite {
   /** The client as the output names it, with its version. */
@@ -394,6 +411,14 @@ export interface ClientSuite {
   readonly run: (s: Scenario) => Promise<DriverResult>;
   /** Extra checks on the recorded requests (an api the run must have used). */
   readonly requests?: (names: string[]) => void;
+  /**
+   * The steps Kafka 4 cannot serve for this client (see {@link Kafka4Refusal}): each one's test
+   * asserts that the step failed, that the broker's ApiVersions gives Kafka 4's range of the api,
+   * and that every request of a removed version of it was refused by closing the connection.
+   */
+  readonly kafka4Refuses?: Partial<Record<StepName, Kafka4Refusal>>;
+  /** What the resume step's consumer is, when not a new group member (a client Kafka 4 refuses JoinGroup). */
+  readonly resumeBy?: string;
 }
 
 /**
@@ -411,6 +436,7 @@ export function clientSuite(suite: ClientSuite): void {
     let s: Scenario;
     let result: DriverResult;
     let exchanges: Exchange[] = [];
+    let advertised: ApiRange[] = [];
 
     beforeAll(async () => {
       ({ protocol } = await corpusIndex());
@@ -430,6 +456,12 @@ export function clientSuite(suite: ClientSuite): void {
       });
       try {
         result = await suite.run(s);
+        if (suite.kafka4Refuses !== undefined) {
+          const clientExchanges = exchanges.length;
+          advertised = await apiVersions(protocol, target.bootstrap);
+          // The harness's own ApiVersions is not the client's.
+          exchanges.splice(clientExchanges);
+        }
       } finally {
         await target.close();
       }
@@ -466,40 +498,70 @@ export function clientSuite(suite: ClientSuite): void {
       expect(r!.ok, r!.error).toBe(true);
     };
 
-    if (suite.admin) {
+    /** The test of a step Kafka 4 refuses this client, instead of the step's own; true when there is one. */
+    const refusedStep = (name: StepName): boolean => {
+      const refusal = suite.kafka4Refuses?.[name];
+      if (refusal === undefined) return false;
+      const { api, sends, kafka4Min } = refusal;
+      it(`${name}: Kafka 4 refuses it (${api} v${sends.join("/")}; Kafka 4 serves v${kafka4Min}+, KIP-896), and so does the broker`, () => {
+        const r = result.steps[name];
+        expect(r, `step ${name} did not run`).toBeDefined();
+        expect(r!.ok, `step ${name} worked, though it needs ${api} v${sends.join("/")}`).toBe(false);
+        const apiKey = [...protocol.apis].find(([, a]) => a.name === api)![0];
+        const range = advertised.find((a) => a.apiKey === apiKey);
+        expect(range?.minVersion, `ApiVersions' range of ${api}`).toBe(kafka4Min);
+        for (const v of sends) expect(v).toBeLessThan(kafka4Min);
+        // Every request of a version Kafka 4 removed was refused by closing the connection (the
+        // client may also send served versions of the api elsewhere, which are answered).
+        const removed = exchanges.filter((e) => e.apiKey === apiKey && e.apiVersion < kafka4Min);
+        expect(removed.length, `the client sent no ${api} below v${kafka4Min}`).toBeGreaterThan(0);
+        for (const e of removed) {
+          expect(sends).toContain(e.apiVersion);
+          expect(e.response, `${api} v${e.apiVersion} was answered`).toBeNull();
+          expect(e.error?.message).toMatch(/not supported/);
+        }
+      });
+      return true;
+    };
+
+    if (suite.admin && !refusedStep("admin")) {
       it("admin: creates a topic through its admin API", () => {
         passed("admin");
         expect(names(protocol, exchanges)).toContain("CreateTopics");
       });
     }
 
-    it(`produce: keys, values and headers under ${suite.codecs.join(", ")}`, () => {
-      passed("produce");
-      expect(names(protocol, exchanges)).toContain("Produce");
-    });
+    if (!refusedStep("produce")) {
+      it(`produce: keys, values and headers under ${suite.codecs.join(", ")}`, () => {
+        passed("produce");
+        expect(names(protocol, exchanges)).toContain("Produce");
+      });
+    }
 
-    it(`group: two members of a ${suite.groupProtocol ?? "classic"} group share phase 1; when one leaves, the other takes over from its committed offsets`, () => {
-      passed("group");
-      const [first, second] = result.group!.phase1;
-      expect(canonical([...first!, ...second!])).toEqual(canonical(s.phase1.flatMap((p) => p.messages)));
-      expect(
-        [first!.length, second!.length].every((n) => n > 0),
-        `phase 1 per member: ${first!.length}, ${second!.length}`,
-      ).toBe(true);
-      // Member 1 alone read all of phase 2, and nothing of phase 1 again: member 2's offsets were committed.
-      expect(canonical(result.group!.phase2)).toEqual(canonical(s.phase2));
-      expect(names(protocol, exchanges)).toContain(
-        (suite.groupProtocol ?? "classic") === "classic" ? "JoinGroup" : "ConsumerGroupHeartbeat",
-      );
-      expect(names(protocol, exchanges)).toContain("OffsetCommit");
-    });
+    if (!refusedStep("group"))
+      it(`group: two members of a ${suite.groupProtocol ?? "classic"} group share phase 1; when one leaves, the other takes over from its committed offsets`, () => {
+        passed("group");
+        const [first, second] = result.group!.phase1;
+        expect(canonical([...first!, ...second!])).toEqual(canonical(s.phase1.flatMap((p) => p.messages)));
+        expect(
+          [first!.length, second!.length].every((n) => n > 0),
+          `phase 1 per member: ${first!.length}, ${second!.length}`,
+        ).toBe(true);
+        // Member 1 alone read all of phase 2, and nothing of phase 1 again: member 2's offsets were committed.
+        expect(canonical(result.group!.phase2)).toEqual(canonical(s.phase2));
+        expect(names(protocol, exchanges)).toContain(
+          (suite.groupProtocol ?? "classic") === "classic" ? "JoinGroup" : "ConsumerGroupHeartbeat",
+        );
+        expect(names(protocol, exchanges)).toContain("OffsetCommit");
+      });
 
-    it("resume: a new member starts at the committed offsets and reads exactly phase 3", () => {
-      passed("resume");
-      expect(canonical(result.resume!.consumed)).toEqual(canonical(s.phase3));
-      expect(result.resume!.consumed).toHaveLength(s.phase3.length);
-      expect(names(protocol, exchanges)).toContain("OffsetFetch");
-    });
+    if (!refusedStep("resume"))
+      it(`resume: ${suite.resumeBy ?? "a new member"} starts at the committed offsets and reads exactly phase 3`, () => {
+        passed("resume");
+        expect(canonical(result.resume!.consumed)).toEqual(canonical(s.phase3));
+        expect(result.resume!.consumed).toHaveLength(s.phase3.length);
+        expect(names(protocol, exchanges)).toContain("OffsetFetch");
+      });
 
     if (suite.transactions) {
       it("transactions: commit, abort, commit; a read_committed consumer sees only the committed ones", () => {
@@ -533,6 +595,29 @@ export function clientSuite(suite: ClientSuite): void {
       it("sent the requests this client is known for", () => suite.requests!(names(protocol, exchanges)));
     }
   });
+}
+
+/** An api's version range as ApiVersions gives it. */
+interface ApiRange {
+  apiKey: number;
+  minVersion: number;
+  maxVersion: number;
+}
+
+/** The version ranges the broker at `bootstrap`'s first address gives in ApiVersions v3. */
+async function apiVersions(protocol: Protocol, bootstrap: string): Promise<ApiRange[]> {
+  const [host, port] = bootstrap.split(",")[0]!.split(":") as [string, string];
+  const client = await KafkaTestClient.connect(host, Number(port), protocol, { timeoutMs: 3000 });
+  try {
+    const reply = await client.call<{ errorCode: number; apiKeys: ApiRange[] }>(18, 3, {
+      clientSoftwareName: "kafka-wire-harness",
+      clientSoftwareVersion: "0",
+    });
+    expect(reply.body.errorCode).toBe(0);
+    return reply.body.apiKeys;
+  } finally {
+    client.close();
+  }
 }
 
 const stringify = (x: unknown) => JSON.stringify(x, (_, v: unknown) => (typeof v === "bigint" ? `${v}n` : v));

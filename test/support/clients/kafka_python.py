@@ -24,29 +24,59 @@ bootstrap = s["bootstrap"].split(",")
 
 
 running = []
+# Each step's own bound: kafka-python 2.0.2's poll() blocks without a bound while it looks for a
+# coordinator it cannot reach (e.g. without the metadata Kafka 4 refuses it), so a step is
+# interrupted by SIGALRM. A little more than the longest wait inside a step (WAIT_S).
+STEP_S = int(WAIT_S) + 5
+DEADLINE = time.monotonic() + s["timeoutMs"] / 1000
+# The deadlines of the running steps (a step may run inside another).
+step_deadlines = []
+
+
+class StepTimeout(BaseException):
+    """Raised in the step that outlived its bound; a BaseException, so that kafka-python's own
+    `except Exception` handlers let it through."""
+
+
+def arm():
+    """Sets the alarm for the innermost running step (or the driver's deadline)."""
+    end = min([DEADLINE, *step_deadlines[-1:]])
+    signal.setitimer(signal.ITIMER_REAL, max(0.01, end - time.monotonic()))
 
 
 def step(name, f):
     running.append(name)
+    step_deadlines.append(min(DEADLINE, time.monotonic() + STEP_S))
+    arm()
     try:
         f()
         steps[name] = {"ok": True}
-    except Exception:  # the client's error, reported as the step's
+    except (Exception, StepTimeout):  # the client's error, reported as the step's
         steps[name] = {"ok": False, "error": traceback.format_exc()}
     finally:
         running.pop()
+        step_deadlines.pop()
+        arm()
 
 
-def out_of_time(_signum, _frame):
-    """The driver's own bound: reports what it has (the step it was in as failed) and exits."""
+def on_alarm(_signum, _frame):
+    if time.monotonic() >= DEADLINE - 0.01:
+        out_of_time()
+    if step_deadlines and time.monotonic() >= step_deadlines[-1] - 0.01:
+        raise StepTimeout(f"the step's bound ({STEP_S} s) ended it")
+    arm()
+
+
+def out_of_time():
+    """The driver's own bound: reports what it has (the steps it was in as failed) and exits."""
     for name in running:
         steps[name] = {"ok": False, "error": f"the driver's time-out ({s['timeoutMs']} ms) ended this step"}
     print(json.dumps(result), flush=True)
     os._exit(0)
 
 
-signal.signal(signal.SIGALRM, out_of_time)
-signal.alarm(max(1, s["timeoutMs"] // 1000))
+signal.signal(signal.SIGALRM, on_alarm)
+arm()
 
 
 def text(b):
@@ -105,7 +135,11 @@ producers = {}
 def send(messages, codec="none"):
     if codec not in producers:
         producers[codec] = KafkaProducer(
-            bootstrap_servers=bootstrap, acks="all", compression_type=None if codec == "none" else codec
+            bootstrap_servers=bootstrap,
+            acks="all",
+            compression_type=None if codec == "none" else codec,
+            # send() waits this long for metadata (default 60 s): the step's bound instead.
+            max_block_ms=int(WAIT_S * 1000),
         )
         opened.append(producers[codec])
     p = producers[codec]
@@ -186,6 +220,10 @@ try:
         step("produce", lambda: [send(p["messages"], p["codec"]) for p in s["phase1"]])
     step("resume", resume_step)
 finally:
+    # Closing a client that never reached its coordinator can block as well: 5 s, then the
+    # result as it stands.
+    DEADLINE = min(DEADLINE, time.monotonic() + 5)
+    arm()
     for c in opened:
         try:
             c.close()
