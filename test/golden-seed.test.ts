@@ -38,3 +38,21 @@ describeShared("golden vectors of the seed messages", "golden/seed", (dir) => {
     expect(total).toBe(204);
   });
 });
+
+// The pages give no StreamsGroupDescribeRequest; the repository's (schemas/) has the wire form of
+// Kafka's own, so Kafka's vectors for it are its golden vectors.
+describeShared("golden vectors of StreamsGroupDescribeRequest (Kafka's)", "golden/kafka", (dir) => {
+  const codec = messages.StreamsGroupDescribeRequest as MessageCodec<unknown>;
+  const vectors = readGolden(path.join(dir, "StreamsGroupDescribeRequest.json"));
+  it("has Kafka's vectors", () => {
+    expect(vectors.length).toBeGreaterThan(0);
+  });
+  for (const vector of vectors) {
+    it(`v${vector.version} #${vector.index} (${vector.kind}): both ways`, () => {
+      const message = codec.fromJson(vector.jsonText, vector.version);
+      expect(toHex(codec.encode(message, vector.version))).toBe(vector.hex);
+      const decoded = codec.decode(fromHex(vector.hex), vector.version);
+      expect(canonicalJson(codec.toJson(decoded, vector.version))).toBe(canonicalJson(vector.jsonText));
+    });
+  }
+});

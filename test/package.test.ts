@@ -48,8 +48,8 @@ const run = promisify(execFile);
 /** What the library's build reads (tsup.config.ts builds from src/ and generated/ only). */
 const BUILD_INPUTS = ["package.json", "README.md", "LICENSE", "tsconfig.json", "tsup.config.ts", "src", "generated"];
 
-/** What the CLI package's build reads besides the library's inputs: the command and the generator it bundles. */
-const CLI_BUILD_INPUTS = ["cli", "generator"];
+/** What the CLI package's build reads besides the library's inputs: the command and the generator and proxy it bundles. */
+const CLI_BUILD_INPUTS = ["cli", "generator", "proxy"];
 
 /** The companion package the CLI depends on (for compressed record sets), built from its folder. */
 const COMPRESSION_BUILD_INPUTS = ["compression"];

@@ -79,8 +79,9 @@ describe("bundle size (esbuild, browser platform, minified + gzipped)", () => {
   };
   const singles = new Map<string, Bundle>();
 
-  it("finds the seed codecs: the four KIP-1071 messages and the member metadata key", () => {
+  it("finds the seed codecs: the four KIP-1071 messages, the describe request and the member metadata key", () => {
     expect(SEED).toEqual([
+      "StreamsGroupDescribeRequest",
       "StreamsGroupDescribeResponse",
       "StreamsGroupHeartbeatRequest",
       "StreamsGroupHeartbeatResponse",

@@ -35,7 +35,7 @@ async function main(): Promise<number> {
   let schemas = values.schemas ?? process.env["KAFKA_WIRE_BROKER_SCHEMAS"];
   let cleanup = async (): Promise<void> => {};
   if (values.kafka !== undefined) {
-    const { resolveKafkaSchemas } = await import("../../generator/kafka-release.js");
+    const { resolveKafkaSchemas } = await import("../../cli/kafka-release.js");
     const release = await resolveKafkaSchemas({ version: values.kafka, cwd: process.cwd(), onStatus: console.error });
     cleanup = release.cleanup;
     schemas = release.folders.find((f) => f.label.includes("clients"))?.path ?? release.folders[0]?.path;

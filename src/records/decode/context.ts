@@ -6,7 +6,7 @@
 
 import { KafkaDecodeError, KafkaRecordsError, KafkaWireError, type KafkaWireErrorCode } from "../../runtime/errors.js";
 import type { Codecs } from "../codecs.js";
-import type { DecodeRecordsOptions } from "../decode.js";
+import type { DecodeRecordsOptions } from "./options.js";
 
 /** Kafka's `DefaultRecordBatch.RECORD_BATCH_OVERHEAD`. */
 export const RECORD_BATCH_OVERHEAD = 61;
