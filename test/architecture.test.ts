@@ -101,8 +101,9 @@ export function violation(layer: Layer, file: string, edge: ImportEdge): string 
     case "broker":
       // Code generated from Kafka's schemas (broker/kafka/, not in the repository) is imported as types only.
       if (target.startsWith("broker/kafka/")) return edge.typeOnly ? null : `the broker imports values from ${target}`;
-      // Its scripts may run the generator; the package takes the library only (the CLI by package name).
-      if (targetLayer === "generator" && target !== "generator") {
+      // Its scripts may run the generator and the CLI's release fetching (build tooling, as the
+      // CLI's own); the package takes the library only (the CLI by package name).
+      if ((targetLayer === "generator" && target !== "generator") || targetLayer === "cli") {
         return file.split(path.sep).join("/").includes("/broker/scripts/")
           ? null
           : `the broker package imports ${target}`;
