@@ -209,6 +209,7 @@ export async function loadSchemas(
     }
     messages.push(spec);
   }
+  checkHeaderVersionsExist(messages);
   for (const name of Object.keys(options.apiKeys ?? {})) {
     if (!byName.has(name)) {
       throw new SchemaError({
@@ -220,6 +221,32 @@ export async function loadSchemas(
     }
   }
   return messages;
+}
+
+/**
+ * Every `headerVersions` value names a version of the set's RequestHeader (for requests) or
+ * ResponseHeader (for responses), when the set has that header: a frame on a missing header
+ * version could be neither written nor read.
+ */
+function checkHeaderVersionsExist(messages: readonly MessageSpec[]): void {
+  const headers = {
+    request: messages.find((m) => m.name === "RequestHeader" && m.type === "header"),
+    response: messages.find((m) => m.name === "ResponseHeader" && m.type === "header"),
+  };
+  for (const m of messages) {
+    if (m.headerVersions === null || (m.type !== "request" && m.type !== "response")) continue;
+    const header = headers[m.type];
+    if (header === undefined) continue;
+    for (const { range, header: version } of m.headerVersions) {
+      if (header.validVersions.contains(version)) continue;
+      throw new SchemaError({
+        file: m.file,
+        line: 1,
+        column: 1,
+        reason: `headerVersions maps ${range} of ${m.name} to ${header.name} v${version}, but ${header.file} has versions ${header.validVersions}`,
+      });
+    }
+  }
 }
 
 /** The generated modules of a schema set, by file name (`<Name>.ts`, `index.ts`), in memory. */

@@ -4,7 +4,7 @@
  * set is test/fixtures/header-versions (written for this test); frames are worked out by hand.
  */
 
-import { mkdir, rm } from "node:fs/promises";
+import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -91,6 +91,25 @@ describe("headerVersions", () => {
     // size 7 | correlation id 7, header tagged section 00 | 09 00.
     expect(hex(v2)).toBe("00000007" + "00000007" + "00" + "09" + "00");
     expect(protocol.decodeResponseFrame(v2, 90, 2).headerVersion).toBe(1);
+  });
+
+  it("a header version the set's RequestHeader lacks is refused when loading", async () => {
+    const dir = path.join(path.dirname(OUT), "missing-header");
+    await mkdir(dir, { recursive: true });
+    await copyFile(path.join(FIXTURES, "RequestHeader.json"), path.join(dir, "RequestHeader.json"));
+    const request = {
+      apiKey: 93,
+      type: "request",
+      name: "AheadRequest",
+      validVersions: "0",
+      flexibleVersions: "0+",
+      headerVersions: { "0+": 3 },
+      fields: [],
+    };
+    await writeFile(path.join(dir, "AheadRequest.json"), JSON.stringify(request));
+    await expect(loadSchemas([dir])).rejects.toThrow(
+      /maps 0\+ of AheadRequest to RequestHeader v3, but .* has versions 0-2/,
+    );
   });
 });
 
