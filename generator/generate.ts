@@ -149,7 +149,7 @@ function toPosix(p: string): string {
  * Loads and validates every schema found at or below `entries`, in path order. Each spec's `file`
  * is its path relative to `cwd`.
  * @throws SchemaError for the first schema that does not parse or validate, or a message name
- *   defined twice.
+ *   defined twice, or a request (or response) api key claimed by two schemas.
  */
 export async function loadSchemas(
   entries: readonly string[],
@@ -178,6 +178,7 @@ export async function loadSchemas(
   }
   const messages: MessageSpec[] = [];
   const byName = new Map<string, string>();
+  const byApiKey = new Map<string, { name: string; file: string }>();
   for (const file of [...labels.keys()].sort()) {
     const { file: label, source } = labels.get(file)!;
     const spec = { ...loadSchema(await readFile(file, "utf8"), label, { apiKeys: options.apiKeys ?? {} }), source };
@@ -191,8 +192,24 @@ export async function loadSchemas(
       });
     }
     byName.set(spec.name, label);
+    if (spec.apiKey !== null && (spec.type === "request" || spec.type === "response")) {
+      // Kafka's ApiMessageTypeGenerator refuses a second request (or response) for an api key,
+      // including one of a message with no valid versions: that is what keeps the key reserved.
+      const key = `${spec.type} ${spec.apiKey}`;
+      const holder = byApiKey.get(key);
+      if (holder !== undefined) {
+        throw new SchemaError({
+          file: label,
+          line: 1,
+          column: 1,
+          reason: `api key ${spec.apiKey} of ${spec.name} is already the ${spec.type} ${holder.name} (${holder.file})`,
+        });
+      }
+      byApiKey.set(key, { name: spec.name, file: label });
+    }
     messages.push(spec);
   }
+  checkHeaderVersionsExist(messages);
   for (const name of Object.keys(options.apiKeys ?? {})) {
     if (!byName.has(name)) {
       throw new SchemaError({
@@ -204,6 +221,32 @@ export async function loadSchemas(
     }
   }
   return messages;
+}
+
+/**
+ * Every `headerVersions` value names a version of the set's RequestHeader (for requests) or
+ * ResponseHeader (for responses), when the set has that header: a frame on a missing header
+ * version could be neither written nor read.
+ */
+function checkHeaderVersionsExist(messages: readonly MessageSpec[]): void {
+  const headers = {
+    request: messages.find((m) => m.name === "RequestHeader" && m.type === "header"),
+    response: messages.find((m) => m.name === "ResponseHeader" && m.type === "header"),
+  };
+  for (const m of messages) {
+    if (m.headerVersions === null || (m.type !== "request" && m.type !== "response")) continue;
+    const header = headers[m.type];
+    if (header === undefined) continue;
+    for (const { range, header: version } of m.headerVersions) {
+      if (header.validVersions.contains(version)) continue;
+      throw new SchemaError({
+        file: m.file,
+        line: 1,
+        column: 1,
+        reason: `headerVersions maps ${range} of ${m.name} to ${header.name} v${version}, but ${header.file} has versions ${header.validVersions}`,
+      });
+    }
+  }
 }
 
 /** The generated modules of a schema set, by file name (`<Name>.ts`, `index.ts`), in memory. */
@@ -233,8 +276,10 @@ export async function renderCodecs(
     cwd,
     ...(labels === undefined ? {} : { labels }),
   });
+  // A message with no valid versions only reserves its api key (checked by loadSchemas).
+  const codecs = messages.filter((m) => !m.validVersions.isEmpty());
   const emitted = new Map<string, string>();
-  for (const spec of messages) {
+  for (const spec of codecs) {
     const text = emitMessage(spec, {
       runtimeImport,
       sourceLabel: spec.source ?? spec.file,
@@ -248,7 +293,7 @@ export async function renderCodecs(
   const sources = (labels ?? options.schemas.map((s) => path.basename(path.resolve(cwd, s))))
     .map((s) => toPosix(s))
     .join(", ");
-  const internal = planInternalTopics(messages, options.internalRecords ?? {});
+  const internal = planInternalTopics(codecs, options.internalRecords ?? {});
   const extraModules: string[] = [];
   if (hasInternalTopics(internal)) {
     const name = `${INTERNAL_TOPICS_MODULE}.ts`;
@@ -256,12 +301,12 @@ export async function renderCodecs(
       internal,
       { version, sources, command },
       runtimeImport,
-      messages.map((m) => m.name),
+      codecs.map((m) => m.name),
     );
     emitted.set(name, text);
     extraModules.push(INTERNAL_TOPICS_MODULE);
   }
-  for (const [name, text] of indexModules(messages, { version, sources, command }, runtimeImport, extraModules)) {
+  for (const [name, text] of indexModules(codecs, { version, sources, command }, runtimeImport, extraModules)) {
     emitted.set(name, text);
   }
   const files = options.format === false ? emitted : await formatFiles(emitted, current);

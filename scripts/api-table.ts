@@ -14,7 +14,8 @@ export function apiTable(specs: readonly MessageSpec[]): string {
   const requests = new Map<number, MessageSpec>();
   const responses = new Map<number, MessageSpec>();
   for (const s of specs) {
-    if (s.apiKey === null) continue;
+    // A message with no valid versions only reserves its api key: not an API one can use.
+    if (s.apiKey === null || s.validVersions.isEmpty()) continue;
     if (s.type === "request") requests.set(s.apiKey, s);
     if (s.type === "response") responses.set(s.apiKey, s);
   }

@@ -67,7 +67,7 @@ function indexModule(
   for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
-  if (framing) code.line('export { ApiKey, type Apis, protocol } from "./protocol.js";');
+  if (framing) code.line('export { ApiKey, type Apis, protocol, protocolDefinition } from "./protocol.js";');
   for (const m of extraModules) code.line(`export * from "./${m}.js";`);
   code.line("");
   code.line("/** Every generated codec, by message name. */");
@@ -81,7 +81,9 @@ function indexModule(
 function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: string): string {
   const code = new Code();
   code.append(fileHeader(facts));
-  code.line(`import { defineProtocol, type TypedProtocol } from ${JSON.stringify(runtimeImport)};`);
+  code.line(
+    `import { defineProtocol, type ProtocolDefinition, type TypedProtocol } from ${JSON.stringify(runtimeImport)};`,
+  );
   const imported = ["RequestHeader", "ResponseHeader", ...apis.flatMap((a) => [a.request, a.response])];
   for (const n of imported) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
@@ -104,18 +106,27 @@ function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: 
   code.line("");
   code.append(
     jsDoc(
-      "Request/response framing for every API: size prefix, header (version derived from each API's\n" +
-        'flexible versions) and body, typed by api key. See the Kafka protocol guide, "Requests and Responses".',
+      "What `protocol` is defined from. `defineProtocol<Apis>({ ...protocolDefinition, unstableVersions: true })`\n" +
+        "gives a protocol that also accepts the latest version of APIs marked `latestVersionUnstable`.",
     ),
   );
   code.block(
-    "export const protocol: TypedProtocol<Apis> = /*@__PURE__*/ defineProtocol<Apis>(",
+    "export const protocolDefinition: ProtocolDefinition =",
     () => {
       code.line("requestHeader: RequestHeader,");
       code.line("responseHeader: ResponseHeader,");
       code.line(`messages: [${apis.flatMap((a) => [a.request, a.response]).join(", ")}],`);
     },
-    "});",
+    "};",
   );
+  code.line("");
+  code.append(
+    jsDoc(
+      "Request/response framing for every API: size prefix, header (version from the schema's headerVersions,\n" +
+        "else derived from its flexible versions) and body, typed by api key; the latest version of an API\n" +
+        'marked latestVersionUnstable is refused. See the Kafka protocol guide, "Requests and Responses".',
+    ),
+  );
+  code.line("export const protocol: TypedProtocol<Apis> = /*@__PURE__*/ defineProtocol<Apis>(protocolDefinition);");
   return `${code}\n`;
 }

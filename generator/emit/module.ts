@@ -77,12 +77,26 @@ function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
       code.line(`type: ${JSON.stringify(s.type)},`);
       code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
       code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
+      // Only when the schema has them: without, framing keeps deriving them (older output unchanged).
+      const headers = headerVersionsLiteral(s);
+      if (headers !== null) code.line(`headerVersions: ${headers},`);
+      if (s.latestVersionUnstable) code.line("latestVersionUnstable: true,");
       for (const fn of ["size", "write", "read"]) code.line(`${fn}: ${s.name}$${fn},`);
       code.line(`create: ${createName(s.struct)},`);
       for (const fn of ["toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
     },
     "});",
   );
+}
+
+/** The schema's `headerVersions` within its valid versions, as the runtime's `HeaderVersionRange[]`; null without. */
+function headerVersionsLiteral(s: MessageSpec): string | null {
+  if (s.headerVersions === null) return null;
+  const entries = s.headerVersions.flatMap(({ range, header }) => {
+    const within = range.intersect(s.validVersions);
+    return within.isEmpty() ? [] : [`{ lowest: ${within.lowest}, highest: ${within.highest}, header: ${header} }`];
+  });
+  return `[${entries.join(", ")}]`;
 }
 
 /** The runtime's `VersionRange | null` as a TypeScript literal. */

@@ -125,11 +125,9 @@ class Loader extends FieldLoader {
     const validNode = this.required(msg, "validVersions", undefined);
     const valid = this.versions(validNode, undefined, "validVersions");
     if (valid === undefined) this.fail(validNode, undefined, `"validVersions" is empty`);
-    if (valid.isEmpty()) {
-      // Kafka accepts it but generates no classes for such a message; there is nothing to emit.
-      this.fail(validNode, undefined, `"validVersions": "none" is not supported (Kafka generates no code for it)`);
-    }
-    if (valid.highest === MAX_VERSION) {
+    // "none": a removed API whose api key stays reserved; Kafka generates no classes for it, and
+    // neither do we (generate.ts), but its api key still counts.
+    if (!valid.isEmpty() && valid.highest === MAX_VERSION) {
       // MessageDataGenerator: "Message X does not specify a maximum version."
       this.fail(validNode, undefined, `validVersions "${valid}" must have a maximum version (e.g. "0-3")`);
     }
@@ -161,11 +159,12 @@ class Loader extends FieldLoader {
       this.fail(unstableNode, undefined, `"latestVersionUnstable" is only valid for messages of type request`);
     }
     const headerNode = msg.get("headerVersions");
+    let headerVersions: { range: Versions; header: number }[] | null = null;
     if (headerNode) {
       if (type !== "request" && type !== "response") {
         this.fail(headerNode, undefined, `"headerVersions" is only valid for messages of type request or response`);
       }
-      this.checkHeaderVersions(headerNode);
+      headerVersions = this.checkHeaderVersions(headerNode);
     }
 
     // Kafka's ApiMessageTypeGenerator derives the API name by stripping these suffixes.
@@ -209,6 +208,7 @@ class Loader extends FieldLoader {
       flexibleVersions: flexible,
       listeners,
       latestVersionUnstable,
+      headerVersions,
       struct,
       structs,
       file: this.file,
@@ -271,18 +271,18 @@ class Loader extends FieldLoader {
   }
 
   /** HeaderVersions.parse: ranges from 0, contiguous, only the last open-ended, none above validVersions. */
-  private checkHeaderVersions(node: JsonNode): void {
+  private checkHeaderVersions(node: JsonNode): { range: Versions; header: number }[] {
     if (node.type !== "object")
       this.fail(node, undefined, `"headerVersions" must be an object of version range -> header version`);
-    const entries: { range: Versions; node: JsonNode }[] = [];
+    const entries: { range: Versions; header: number; node: JsonNode }[] = [];
     for (const prop of node.children ?? []) {
       const [keyNode, valueNode] = prop.children ?? [];
       if (!keyNode || !valueNode) continue;
       const keyText = String(keyNode.value);
       const range = this.parseVersionText(keyText, keyNode, undefined, "headerVersions key");
       if (range.isEmpty()) this.fail(keyNode, undefined, `invalid version range "${keyText}" in headerVersions`);
-      this.integer(valueNode, undefined, `headerVersions["${keyText}"]`, 0, MAX_VERSION);
-      entries.push({ range, node: keyNode });
+      const header = this.integer(valueNode, undefined, `headerVersions["${keyText}"]`, 0, MAX_VERSION);
+      entries.push({ range, header, node: keyNode });
     }
     if (entries.length === 0) this.fail(node, undefined, `"headerVersions" is empty`);
     entries.sort((a, b) => a.range.lowest - b.range.lowest);
@@ -308,7 +308,8 @@ class Loader extends FieldLoader {
       this.fail(lastEntry.node, undefined, `the last headerVersions range must be open-ended (e.g. "2+")`);
     }
     for (const entry of entries) {
-      if (entry.range.lowest > this.validVersions.highest) {
+      // A message with no valid versions keeps its table (KIP-1313 makes it mandatory).
+      if (!this.validVersions.isEmpty() && entry.range.lowest > this.validVersions.highest) {
         this.fail(
           entry.node,
           undefined,
@@ -316,6 +317,7 @@ class Loader extends FieldLoader {
         );
       }
     }
+    return entries.map(({ range, header }) => ({ range, header }));
   }
 
   private registerCommonStructs(msg: JsonObject): PendingCommon[] {

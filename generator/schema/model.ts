@@ -119,12 +119,21 @@ export interface MessageSpec {
   readonly apiKey: number | null;
   /** True when the schema text had `"apiKey": TBD` (KIP-1071 design pages). */
   readonly apiKeyUnassigned: boolean;
-  /** Never empty. */
+  /**
+   * Empty (NONE) only for `"validVersions": "none"`: a removed API whose api key stays reserved;
+   * no codec is generated for it.
+   */
   readonly validVersions: Versions;
   /** NONE when `"flexibleVersions": "none"`. */
   readonly flexibleVersions: Versions;
   readonly listeners: readonly string[];
   readonly latestVersionUnstable: boolean;
+  /**
+   * The schema's `headerVersions` (KIP-1313): the header version of each range of api versions,
+   * ascending, contiguous from 0, the last one open-ended; null when the schema has none (the
+   * header version then follows from `flexibleVersions`, see the runtime's framing).
+   */
+  readonly headerVersions: readonly { readonly range: Versions; readonly header: number }[] | null;
   /** The top-level fields as a struct named after the message. */
   readonly struct: StructSpec;
   /** Every struct of the message, common and inline, each once, in definition order, top level first. */

@@ -15,7 +15,7 @@
  * @module kafka-wire/codegen/v1
  */
 export { fieldNotInVersion, withPath } from "../runtime/errors.js";
-export type { MessageCodec } from "../runtime/codec.js";
+export type { HeaderVersionRange, MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
 export {
   defineMessage,

@@ -32,6 +32,18 @@ export interface MessageCodec<T, K extends number | null = number | null> {
   /** Versions that use compact types and tagged fields (KIP-482); null when none. */
   readonly flexibleVersions: VersionRange | null;
   /**
+   * The schema's `headerVersions` (requests and responses only): the header version of each
+   * range of api versions, ranges ascending and together covering `validVersions`. Absent when
+   * the schema has none: framing then derives the header version from `flexibleVersions`
+   * (see `requestHeaderVersion` in the runtime's framing).
+   */
+  readonly headerVersions?: readonly HeaderVersionRange[];
+  /**
+   * The schema's `latestVersionUnstable` (requests only): `validVersions.highest` is still under
+   * development, and a protocol leaves it out unless asked (`ProtocolDefinition.unstableVersions`).
+   */
+  readonly latestVersionUnstable?: boolean;
+  /**
    * Encodes the message body (no size prefix, no header) into a new Uint8Array of exactly
    * `size(message, version)` bytes. Results of 65..4096 bytes are views into a shared 64 KiB
    * slab (as Node's pooled Buffers are): they never overlap, but `result.buffer` is larger than
@@ -99,6 +111,12 @@ export interface MessageCodec<T, K extends number | null = number | null> {
   fromJson(json: string | object, version: number): T;
 }
 
+/** One entry of a schema's `headerVersions`: api versions `lowest..highest` use header version `header`. */
+export interface HeaderVersionRange extends VersionRange {
+  /** The request (or response) header version of these api versions. */
+  readonly header: number;
+}
+
 /** A measured message, ready to be written (see {@link MessageCodec.plan}). */
 export interface EncodePlan {
   /** The encoded size in bytes. */
@@ -144,6 +162,10 @@ export interface MessageDefinition<T, K extends number | null = number | null> {
   readonly type: MessageType;
   readonly validVersions: VersionRange;
   readonly flexibleVersions: VersionRange | null;
+  /** See {@link MessageCodec.headerVersions}; omitted when the schema has none. */
+  readonly headerVersions?: readonly HeaderVersionRange[];
+  /** See {@link MessageCodec.latestVersionUnstable}; omitted when false. */
+  readonly latestVersionUnstable?: boolean;
   size(message: T, version: number, lens: number[]): number;
   write(w: Writer, message: T, version: number): void;
   read(r: Reader, version: number): T;
@@ -258,6 +280,8 @@ export function defineMessage<T, K extends number | null = number | null>(
     type: def.type,
     validVersions: def.validVersions,
     flexibleVersions: def.flexibleVersions,
+    ...(def.headerVersions === undefined ? {} : { headerVersions: def.headerVersions }),
+    ...(def.latestVersionUnstable === true ? { latestVersionUnstable: true } : {}),
     encode(message, version) {
       checkVersion(untyped, version, false);
       checkMessage(untyped, message);

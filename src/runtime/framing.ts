@@ -1,7 +1,8 @@
 /**
  * Request and response framing (Kafka protocol guide, "Requests and Responses"): every frame is
  * an int32 size followed by a header and a message body. Header versions follow from each API's
- * flexible versions, with Kafka's two exceptions kept in {@link HEADER_VERSION_EXCEPTIONS}.
+ * schema's `headerVersions` when it has them (KIP-1313), else from each API's flexible versions,
+ * with Kafka's two exceptions kept in {@link HEADER_VERSION_EXCEPTIONS}.
  */
 
 import type { EncodePlan, Init, MessageCodec } from "./codec.js";
@@ -61,14 +62,30 @@ function isFlexible(codec: MessageCodec<unknown>, version: number): boolean {
   return f !== null && version >= f.lowest && version <= f.highest;
 }
 
-/** Request header version for an api version: 2 when the request is flexible, else 1 (ControlledShutdown v0: 0). */
+/** The header version `headerVersions` gives `apiVersion`, or undefined (no table, or a version outside it). */
+function fromSchema(codec: MessageCodec<unknown>, apiVersion: number): number | undefined {
+  return codec.headerVersions?.find((r) => apiVersion >= r.lowest && apiVersion <= r.highest)?.header;
+}
+
+/**
+ * Request header version for an api version: the schema's `headerVersions` when it has them
+ * (KIP-1313); otherwise Kafka's rule: 2 when the request is flexible, else 1 (ControlledShutdown
+ * v0: 0).
+ */
 export function requestHeaderVersion(request: MessageCodec<unknown>, apiVersion: number): number {
+  const declared = fromSchema(request, apiVersion);
+  if (declared !== undefined) return declared;
   if (request.apiKey === HEADER_VERSION_EXCEPTIONS.controlledShutdownApiKey && apiVersion === 0) return 0;
   return isFlexible(request, apiVersion) ? 2 : 1;
 }
 
-/** Response header version for an api version: 1 when the response is flexible, else 0 (ApiVersions: always 0). */
+/**
+ * Response header version for an api version: the schema's `headerVersions` when it has them;
+ * otherwise 1 when the response is flexible, else 0 (ApiVersions: always 0).
+ */
 export function responseHeaderVersion(response: MessageCodec<unknown>, apiVersion: number): number {
+  const declared = fromSchema(response, apiVersion);
+  if (declared !== undefined) return declared;
   if (response.apiKey === HEADER_VERSION_EXCEPTIONS.apiVersionsApiKey) return 0;
   return isFlexible(response, apiVersion) ? 1 : 0;
 }
@@ -247,6 +264,12 @@ export interface ProtocolDefinition {
   readonly responseHeader: MessageCodec<ResponseHeaderFields>;
   /** Every generated codec; requests and responses are paired by api key. */
   readonly messages: readonly MessageCodec<unknown>[];
+  /**
+   * Whether the latest version of a request marked `latestVersionUnstable` in its schema (a
+   * version still under development, Kafka's `unstable.api.versions.enable`) is usable. Default
+   * false: encoding or decoding a frame at that version fails with `UNSUPPORTED_VERSION`.
+   */
+  readonly unstableVersions?: boolean;
 }
 
 function sizePrefixed(header: EncodePlan, body: EncodePlan): Uint8Array {
@@ -323,6 +346,17 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     return found;
   }
 
+  /** Refuses an unstable latest version unless the definition enables them. */
+  function checkStable(found: ApiCodecs, apiVersion: number, decoding: boolean): void {
+    const { request } = found;
+    if (def.unstableVersions === true || request.latestVersionUnstable !== true) return;
+    if (apiVersion !== request.validVersions.highest) return;
+    const reason = `${found.name} v${apiVersion} is unstable (latestVersionUnstable); define the protocol with unstableVersions: true to use it`;
+    throw decoding
+      ? new KafkaDecodeError("UNSUPPORTED_VERSION", reason, -1)
+      : new KafkaEncodeError("UNSUPPORTED_VERSION", reason, -1);
+  }
+
   function decodeResponse(
     frame: Uint8Array,
     apiKey: number,
@@ -330,7 +364,9 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     options?: DecodeOptions,
   ): DecodedResponse {
     checkFrame(frame);
-    const { response } = api(apiKey, true);
+    const found = api(apiKey, true);
+    checkStable(found, apiVersion, true);
+    const { response } = found;
     const headerVersion = responseHeaderVersion(response, apiVersion);
     const header = responseHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
     const body = response.decodeFrom(frame, header.offset, frame.length, apiVersion, options);
@@ -352,7 +388,9 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
         -1,
       );
     }
-    const { request } = api(init.apiKey);
+    const found = api(init.apiKey);
+    checkStable(found, init.apiVersion, false);
+    const { request } = found;
     const headerVersion = requestHeaderVersion(request, init.apiVersion);
     const header: RequestHeaderFields = {
       requestApiKey: init.apiKey,
@@ -373,7 +411,9 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
         -1,
       );
     }
-    const { response } = api(init.apiKey);
+    const found = api(init.apiKey);
+    checkStable(found, init.apiVersion, false);
+    const { response } = found;
     const headerVersion = responseHeaderVersion(response, init.apiVersion);
     const bodyPlan = response.plan(withDefaults(response, body), init.apiVersion);
     return sizePrefixed(responseHeader.plan({ correlationId: init.correlationId }, headerVersion), bodyPlan);
@@ -401,6 +441,7 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
       const apiKey = view.getInt16(4);
       const apiVersion = view.getInt16(6);
       const found = api(apiKey, true);
+      checkStable(found, apiVersion, true);
       const headerVersion = requestHeaderVersion(found.request, apiVersion);
       const header = requestHeader.decodeFrom(frame, 4, frame.length, headerVersion, options);
       const body = found.request.decodeFrom(frame, header.offset, frame.length, apiVersion, options);

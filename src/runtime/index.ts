@@ -9,7 +9,7 @@
  */
 export { KafkaWireError, KafkaDecodeError, KafkaEncodeError, type KafkaWireErrorCode } from "./errors.js";
 export { MAX_STRING_BYTES, type MessageType, type VersionRange, type UnknownTaggedField } from "./wire.js";
-export type { MessageCodec, EncodePlan, Init, InitValue } from "./codec.js";
+export type { MessageCodec, EncodePlan, HeaderVersionRange, Init, InitValue } from "./codec.js";
 export { Reader, type DecodeOptions } from "./reader.js";
 export type {
   InternalRecord,

@@ -319,6 +319,15 @@ describe("the KIP-1071 design schemas in schemas/", () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("validation: message", () => {
+  it('accepts "validVersions": "none" (a removed API reserving its api key) with headerVersions from 0', () => {
+    const spec = loadSchema(
+      schema({ validVersions: '"none"', extra: '  "headerVersions": { "0+": 2 },' }),
+      "TestRequest.json",
+    );
+    expect(spec.validVersions.isEmpty()).toBe(true);
+    expect(spec.headerVersions?.map((h) => [h.range.toString(), h.header])).toEqual([["0+", 2]]);
+  });
+
   it.each<[string, Parts, Expected]>([
     [
       "unknown key (with a suggestion)",
@@ -341,7 +350,6 @@ describe("validation: message", () => {
       { validVersions: '"0+"' },
       { reason: "must have a maximum version", at: '"0+",\n  "flexibleVersions"' },
     ],
-    ["validVersions none", { validVersions: '"none"' }, { reason: '"validVersions": "none" is not supported' }],
     [
       "bounded flexibleVersions",
       { flexibleVersions: '"1-2"' },
