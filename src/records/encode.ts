@@ -428,8 +428,9 @@ export function pluggedCrc(crc: (data: Uint8Array) => number, data: Uint8Array):
       { cause: e },
     );
   }
-  if (typeof got !== "number" || !Number.isInteger(got)) {
-    fail(`the crc32c option returned ${describe(got)}, not an unsigned 32-bit integer`, "options.crc32c");
+  // Past 32 bits, `>>> 0` would write some other CRC (2^40 gives 0); signed results are the same 32 bits.
+  if (typeof got !== "number" || !Number.isInteger(got) || got < -0x80000000 || got > 0xffffffff) {
+    fail(`the crc32c option returned ${describe(got)}, not a 32-bit integer`, "options.crc32c");
   }
   return got >>> 0;
 }

@@ -95,7 +95,8 @@ describe("the crc32c plug-in", () => {
   const raw = encodeRecordBatch(one) as Uint8Array;
 
   it("returning a non-number is an error on encode, not CRC 0", () => {
-    for (const result of ["x", undefined, null, 1.5, 10n]) {
+    // 2^40 >>> 0 would be CRC 0, 2^32 + 5 CRC 5: numbers past 32 bits are refused too.
+    for (const result of ["x", undefined, null, 1.5, 10n, 2 ** 40, 2 ** 32 + 5, -(2 ** 31) - 1]) {
       const e = encodeError(() => encodeRecordBatch(one, { crc32c: () => result as never }));
       expect([e.code, e.path]).toEqual(["INVALID_VALUE", "options.crc32c"]);
     }
@@ -116,7 +117,7 @@ describe("the crc32c plug-in", () => {
     // A batch whose stored CRC is 0 would otherwise pass with a plug-in returning undefined (undefined >>> 0 = 0).
     const zeroCrc = raw.slice();
     zeroCrc.fill(0, 17, 21);
-    for (const result of [undefined, "0", null]) {
+    for (const result of [undefined, "0", null, 2 ** 40, 2 ** 32]) {
       let error: unknown;
       try {
         decodeRecords(zeroCrc, { crc32c: () => result as never });
@@ -129,5 +130,11 @@ describe("the crc32c plug-in", () => {
     // A plug-in returning a number is used as before: its CRC matches the stored one.
     const stored = new DataView(raw.buffer, raw.byteOffset).getUint32(17);
     expect(() => decodeRecords(raw, { crc32c: () => stored })).not.toThrow();
+    // The same 32 bits as a signed int (what Java's Checksum gives as an int, and some JS CRC
+    // packages return) are the same CRC: stored - 2^32 when the top bit is set.
+    const signed = stored | 0;
+    expect(() => decodeRecords(raw, { crc32c: () => signed })).not.toThrow();
+    const written = encodeRecordBatch(one, { crc32c: () => signed }) as Uint8Array;
+    expect(new DataView(written.buffer, written.byteOffset).getUint32(17)).toBe(stored);
   });
 });

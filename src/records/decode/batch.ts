@@ -522,11 +522,12 @@ export function decodeBatch(
       } catch (e) {
         throw at.error("INVALID_VALUE", `the crc32c option failed: ${(e as Error)?.message ?? String(e)}`, 17, e);
       }
-      // A plug-in returning a non-number would otherwise compare as CRC 0.
-      if (typeof got !== "number" || !Number.isInteger(got)) {
+      // A plug-in returning a non-number, or a number past 32 bits, would otherwise compare as some
+      // other CRC (2^40 >>> 0 is 0). Signed results (-2^31..-1, as Java's int) are the same 32 bits.
+      if (typeof got !== "number" || !Number.isInteger(got) || got < -0x80000000 || got > 0xffffffff) {
         throw at.error(
           "INVALID_VALUE",
-          `the crc32c option returned ${typeof got === "number" ? got : typeof got}, not an unsigned 32-bit integer`,
+          `the crc32c option returned ${typeof got === "number" ? got : typeof got}, not a 32-bit integer`,
           17,
         );
       }
