@@ -9,7 +9,9 @@
  * - bytes left after a request body (librdkafka 2.15's Metadata v13): ignored, as Kafka's request
  *   parsing does; a body that is short still closes the connection;
  * - a CreateTime batch whose maxTimestamp is not its records' largest (sarama 1.22 writes -1):
- *   stored with the corrected maxTimestamp and CRC, as Kafka's LogValidator does.
+ *   stored with the corrected maxTimestamp and CRC, as Kafka's LogValidator does;
+ * - and where it was laxer: an ApiVersions v3+ client software name or version outside
+ *   `ApiVersionsRequest.SOFTWARE_NAME_VERSION_PATTERN` gets INVALID_REQUEST (`isValid()`).
  */
 
 import net from "node:net";
@@ -30,6 +32,8 @@ const PRODUCE = 0;
 // Kafka's error codes (Errors.java).
 const PRODUCER_FENCED = 90;
 const REBALANCE_IN_PROGRESS = 27;
+const INVALID_REQUEST = 42;
+const API_VERSIONS = 18;
 
 describeShared("kafka-wire-broker: where clients found it stricter than Kafka", "kafka-schemas", () => {
   let protocol: Protocol;
@@ -52,6 +56,35 @@ describeShared("kafka-wire-broker: where clients found it stricter than Kafka", 
     clients.push(c);
     return c;
   }
+
+  it("ApiVersions v3: a client software name or version Kafka's pattern refuses is INVALID_REQUEST, with no api keys", async () => {
+    const c = await connect();
+    type Reply = { errorCode: number; apiKeys: unknown[] };
+    const ask = async (clientSoftwareName: string, clientSoftwareVersion: string) =>
+      (await c.call<Reply>(API_VERSIONS, 3, { clientSoftwareName, clientSoftwareVersion })).body;
+    // [a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?: letters, digits, '-' and '.', not at either end.
+    for (const [name, version] of [
+      ["bad name!!", "1.0"],
+      ["", "1.0"],
+      ["librdkafka", ""],
+      ["-librdkafka", "2.15.1"],
+      ["librdkafka", "2.15.1-"],
+      ["@platformatic/kafka", "2.12.1"],
+    ]) {
+      const reply = await ask(name!, version!);
+      expect([name, version, reply.errorCode, reply.apiKeys.length]).toEqual([name, version, INVALID_REQUEST, 0]);
+    }
+    // What librdkafka sends (and a one-character name) is served.
+    for (const [name, version] of [
+      ["librdkafka", "2.15.1"],
+      ["k", "1"],
+      ["confluent-kafka-python", "1.7.0-rdkafka-2.0.2"],
+    ]) {
+      const reply = await ask(name!, version!);
+      expect(reply.errorCode).toBe(0);
+      expect(reply.apiKeys.length).toBeGreaterThan(10);
+    }
+  });
 
   it("InitProducerId: a producer id and epoch for a new transactional id are accepted; another id is fenced", async () => {
     const c = await connect();

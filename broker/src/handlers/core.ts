@@ -109,10 +109,12 @@ export function leaderError(p: Partition | undefined, ctx: RequestContext): numb
   return p.leader === ctx.node.nodeId ? NONE : errorCode("NOT_LEADER_OR_FOLLOWER");
 }
 
-export function registerCoreHandlers(cluster: Cluster): void {
-  const h = cluster.handlers;
+/** Kafka's `ApiVersionsRequest.SOFTWARE_NAME_VERSION_PATTERN` (anchored; linear: one start, one pass). */
+const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
-  h.register(18, (_req, ctx) => ({
+/** The ApiVersions reply: the versions served, and the features KIP-848 needs. */
+function apiVersionsReply(ctx: RequestContext) {
+  return {
     errorCode: NONE,
     apiKeys: [...ctx.cluster.versions()].map(([apiKey, v]) => ({ apiKey, minVersion: v.min, maxVersion: v.max })),
     throttleTimeMs: 0,
@@ -121,7 +123,26 @@ export function registerCoreHandlers(cluster: Cluster): void {
     finalizedFeaturesEpoch: 1n,
     finalizedFeatures: [{ name: "group.version", maxVersionLevel: 1, minVersionLevel: 1 }],
     zkMigrationReady: false,
-  }));
+  };
+}
+
+export function registerCoreHandlers(cluster: Cluster): void {
+  const h = cluster.handlers;
+
+  h.register(18, (req, ctx) => {
+    // Kafka's ApiVersionsRequest.isValid (KIP-511, v3+): a client software name or version that is
+    // not SOFTWARE_NAME_VERSION_PATTERN gets INVALID_REQUEST and no api keys (getErrorResponse).
+    if (
+      ctx.apiVersion >= 3 &&
+      !(
+        SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareName) &&
+        SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareVersion)
+      )
+    ) {
+      return { errorCode: errorCode("INVALID_REQUEST"), apiKeys: [], throttleTimeMs: 0 };
+    }
+    return apiVersionsReply(ctx);
+  });
 
   h.register(3, (req, { apiVersion }) => {
     const reply = (t: Topic | null, name: string | null, topicId: string, code = NONE) => ({
