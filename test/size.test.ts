@@ -100,8 +100,9 @@ describe("bundle size (esbuild, browser platform, minified + gzipped)", () => {
       expect(bundle.code).toContain(JSON.stringify(name));
       for (const other of SEED.filter((n) => n !== name))
         expect(bundle.code, `${name}'s bundle contains ${other}`).not.toContain(other);
-      // Generous ceilings: they catch a codec pulling in others or a large dependency, not small growth.
-      expect(bundle.gzipBytes).toBeLessThan(16 * 1024);
+      // Generous ceilings: they catch a codec pulling in others or a large dependency, not small
+      // growth (the largest seed codec, StreamsGroupDescribeResponse, is ~16 KiB with the runtime).
+      expect(bundle.gzipBytes).toBeLessThan(20 * 1024);
     }
   });
 
