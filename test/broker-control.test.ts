@@ -157,6 +157,46 @@ describeShared("kafka-wire-broker: control from the test", "kafka-schemas", () =
       expect((await v3(two)).body.errorCode).toBe(0);
     });
 
+    it("on a Fetch in a session: the failed partition gets the error, the session keeps both partitions", async () => {
+      cluster.fail({ apiKey: 1, errorCode: NOT_LEADER_OR_FOLLOWER, partition: 0 });
+      const client = await connect(1);
+      const partition = (index: number) => ({
+        partition: index,
+        currentLeaderEpoch: -1,
+        fetchOffset: 0n,
+        lastFetchedEpoch: -1,
+        logStartOffset: -1n,
+        partitionMaxBytes: 1 << 20,
+      });
+      const request = (sessionId: number, sessionEpoch: number, partitions: number[]) =>
+        client.call<FetchReply & { errorCode: number; sessionId: number }>(1, 12, {
+          replicaId: -1,
+          maxWaitMs: 0,
+          minBytes: 0,
+          maxBytes: 1 << 20,
+          isolationLevel: 0,
+          sessionId,
+          sessionEpoch,
+          topics: partitions.length === 0 ? [] : [{ topic: "t", partitions: partitions.map(partition) }],
+          forgottenTopicsData: [],
+          rackId: "",
+        });
+      const first = (await request(0, 0, [0, 1])).body;
+      expect(first.sessionId).not.toBe(0);
+      const codes = first.responses.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode]));
+      expect(codes.sort()).toEqual([
+        [0, NOT_LEADER_OR_FOLLOWER],
+        [1, 0],
+      ]);
+      // Both partitions are still in the session: a record appended to partition 0 shows in an incremental fetch.
+      await produce(client, [0]);
+      const next = (await request(first.sessionId, 1, [])).body;
+      expect(next.errorCode).toBe(0);
+      expect(
+        next.responses.flatMap((t) => t.partitions.map((p) => [p.partitionIndex, p.errorCode, p.highWatermark])),
+      ).toEqual([[0, 0, 1n]]);
+    });
+
     it("refuses what it cannot do: an unknown error, a bad times, partitions on a top-level API, no error code", () => {
       expect(() => cluster.fail({ apiKey: 0, errorCode: "NO_SUCH_ERROR" })).toThrow(
         /no Kafka error code NO_SUCH_ERROR/,

@@ -302,8 +302,12 @@ export class Control {
     }
     const { failed, kept } = this.split(rule, body, shape);
     const anyKept = (kept[shape.req[0]] as Body[]).length > 0;
-    // The partitions not failed are answered by the handler (and take effect); the failed ones do not.
-    const answered = anyKept ? await next(kept) : {};
+    // The partitions not failed are answered by the handler (and take effect); the failed ones do
+    // not. A Fetch in a session (KIP-227) goes whole to the handler, the failed partitions'
+    // answers replaced: a partition left out of an incremental request would stay in the
+    // session, and reading has no effect to hold back.
+    const inSession = ctx.apiKey === 1 && ctx.apiVersion >= 7 && body["sessionEpoch"] !== -1;
+    const answered = inSession ? await next(body) : anyKept ? await next(kept) : {};
     if (answered === null) return null; // Produce with acks=0: no response at all
     const [topicsField, nameField, partitionsField, indexField] = shape.res;
     const topics = ((answered[topicsField] as Body[] | undefined) ?? []).map((t) => ({ ...t }));
@@ -316,8 +320,10 @@ export class Control {
           ? t["topicId"] === f.topic["topicId"]
           : t[nameField] === f.topic[shape.req[1]],
       );
-      if (same !== undefined) same[partitionsField] = [...(same[partitionsField] as Body[]), ...entries];
-      else {
+      if (same !== undefined) {
+        const others = (same[partitionsField] as Body[]).filter((p) => !f.indexes.includes(p[indexField] as number));
+        same[partitionsField] = [...others, ...entries];
+      } else {
         topics.push({
           [nameField]: f.topic[shape.req[1]],
           ...(f.topic["topicId"] === undefined ? {} : { topicId: f.topic["topicId"] }),

@@ -100,7 +100,8 @@ export class FetchSessions {
       const session: FetchSession = {
         id: this.newId(),
         nodeId,
-        epoch: 1,
+        // Advanced to 1 once this request is answered: the first incremental fetch carries epoch 1 (KIP-227).
+        epoch: 0,
         partitions: new Map(partitions.map((p) => [key(p.topic, p.topicId, p.partition), p])),
       };
       this.sessions.set(session.id, session);
