@@ -34,6 +34,7 @@ import { registerTransactionHandlers } from "./handlers/transactions.js";
 import { CLOSE_AFTER_RESPONSE, registerSaslHandlers, saslAllows, type SaslOptions } from "./handlers/sasl.js";
 import { topicConfig } from "./configs.js";
 import { compactTopic } from "./compaction.js";
+import { Control, type DelaySpec, type FailSpec, type FaultScope, type Interceptor } from "./control.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -245,6 +246,12 @@ export class Cluster {
   readonly saslRequired: boolean;
   /** Broker configs set by AlterConfigs/IncrementalAlterConfigs (cluster-wide here). */
   readonly brokerConfigs = new Map<string, string>();
+  /** Faults and interceptors registered by tests (see control.ts and {@link RunningCluster.fail}). */
+  readonly control: Control = new Control(this);
+  /** Node ids stopped by {@link RunningCluster.stopBroker}: not in Metadata, not leading, not in any ISR. */
+  readonly stopped = new Set<number>();
+  /** Coordinators moved by {@link RunningCluster.moveCoordinator}: by group id, the node id. */
+  readonly movedCoordinators = new Map<string, number>();
   /** The next producer id InitProducerId hands out. */
   nextProducerId = 1000n;
   readonly log: (line: string) => void;
@@ -485,6 +492,74 @@ export class Cluster {
     }
   }
 
+  /**
+   * Makes `nodeId` (one of the replicas, running) the partition's leader and bumps its leader
+   * epoch, as Kafka's controller does on every election: the old leader answers
+   * NOT_LEADER_OR_FOLLOWER, requests with the old epoch FENCED_LEADER_EPOCH.
+   * @throws Error for an unknown partition, a node that is not a replica or is stopped.
+   */
+  moveLeader(topic: string, index: number, nodeId: number): void {
+    const p = this.partition(topic, index);
+    if (p === undefined) throw new Error(`no partition ${topic}-${index}`);
+    if (!p.replicas.includes(nodeId)) {
+      throw new Error(`node ${nodeId} is not a replica of ${topic}-${index} (replicas ${p.replicas.join(",")})`);
+    }
+    if (this.stopped.has(nodeId)) throw new Error(`node ${nodeId} is stopped`);
+    p.leader = nodeId;
+    p.leaderEpoch++;
+  }
+
+  /**
+   * @internal A node stops: it leaves every ISR, and the partitions it led move to their first
+   * running in-sync replica (or have no leader, -1, when none is left), epoch bumped.
+   */
+  nodeStopped(nodeId: number): void {
+    this.stopped.add(nodeId);
+    for (const t of this.topics.values()) {
+      for (const p of t.partitions) {
+        if (!p.replicas.includes(nodeId)) continue;
+        p.isr = p.isr.filter((r) => r !== nodeId);
+        if (p.leader !== nodeId) continue;
+        p.leader = p.isr.find((r) => !this.stopped.has(r)) ?? -1;
+        p.leaderEpoch++;
+      }
+    }
+  }
+
+  /** @internal A node starts again: back in the ISR of its partitions, leading those left without a leader. */
+  nodeStarted(nodeId: number): void {
+    this.stopped.delete(nodeId);
+    for (const t of this.topics.values()) {
+      for (const p of t.partitions) {
+        if (!p.replicas.includes(nodeId)) continue;
+        p.isr = p.replicas.filter((r) => r === nodeId || p.isr.includes(r));
+        if (p.leader === -1) {
+          p.leader = nodeId;
+          p.leaderEpoch++;
+        }
+      }
+    }
+  }
+
+  /**
+   * @internal Back to an empty cluster (`RunningCluster.reset`): no topics, groups, committed
+   * offsets, transactions, fetch sessions, broker configs, faults or moved coordinators; every
+   * node running. Producer ids keep counting up, so that a client still holding one is fenced.
+   */
+  reset(): void {
+    this.control.clear();
+    for (const name of [...this.topics.keys()]) this.deleteTopic(name);
+    this.groups.reset();
+    for (const txn of this.transactions.transactions.values()) if (txn.timer !== null) this.clearTimer(txn.timer);
+    this.transactions.transactions.clear();
+    this.fetchSessions.clear();
+    this.brokerConfigs.clear();
+    this.movedCoordinators.clear();
+    this.stopped.clear();
+    // The topics created again are placed as they were at the start.
+    this.assignmentStart = 0;
+  }
+
   /** Moves a partition's log start offset forward (DeleteRecords, retention). */
   deleteRecordsBefore(p: Partition, offset: bigint): void {
     this.storedBytes -= p.log.deleteBefore(offset);
@@ -564,6 +639,41 @@ export interface RunningCluster {
   readonly cluster: Cluster;
   /** Creates a topic. @throws TopicError as Kafka's CreateTopics would answer. */
   createTopic(name: string, spec?: number | TopicSpec): void;
+  /**
+   * The next `times` (default 1) requests of `apiKey` matching the scope get `errorCode` instead
+   * of their answer and take no effect: on Produce (0), Fetch (1), ListOffsets (2), OffsetCommit
+   * (8) and OffsetForLeaderEpoch (23) the matching partitions (`topic`, `partition`) get it and
+   * the others are answered as usual; on other APIs the response's top-level error code.
+   * @throws Error for an unknown api key or error code, or an API without error codes.
+   */
+  fail(spec: FailSpec): void;
+  /** The next `times` (default 1) requests of `apiKey` are answered `ms` later (the connection's later requests wait too). */
+  delay(spec: DelaySpec): void;
+  /** The next `times` (default 1) requests of `apiKey` close their connection instead of being answered. */
+  drop(spec: FaultScope): void;
+  /** Puts `handler` in front of `apiKey`'s handler: it sees the decoded request and answers it or calls `next`. Returns a disposer. */
+  intercept<K extends ApiKey>(apiKey: K, handler: Interceptor<K>): () => void;
+  /** Makes `node` (a running replica) the leader of the partition, bumping its leader epoch. @throws Error */
+  moveLeader(topic: string, partition: number, node: number): void;
+  /**
+   * Makes `node` the coordinator of group `group` (the state stays; the old coordinator answers
+   * NOT_COORDINATOR), until reset or while `node` is stopped.
+   */
+  moveCoordinator(group: string, node: number): void;
+  /**
+   * Stops a node: its listener closes and its connections drop; it leaves Metadata and every
+   * ISR, and its partitions' leadership moves to a running in-sync replica (none: leader -1,
+   * LEADER_NOT_AVAILABLE). Resolves once the listener is closed. @throws Error for an unknown node.
+   */
+  stopBroker(node: number): Promise<void>;
+  /** Starts a stopped node again on the same port, back in its partitions' ISR (leading those without a leader). */
+  startBroker(node: number): Promise<void>;
+  /**
+   * Back to the cluster as started, between tests: every topic deleted and those of the `topics`
+   * option created afresh (new topic ids), groups, offsets, transactions and faults forgotten,
+   * stopped nodes started. Listeners and open connections stay.
+   */
+  reset(): Promise<void>;
   /** Stops every listener, closes every connection and clears every timer. */
   close(): Promise<void>;
 }
@@ -592,28 +702,66 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   for (const plugin of options.plugins ?? []) plugin(cluster);
 
   const servers: net.Server[] = [];
-  const sockets = new Set<net.Socket>();
+  /** Every open connection, with the node id that accepted it. */
+  const sockets = new Map<net.Socket, number>();
   const ids = { next: 0 };
+  const listen = async (port: number): Promise<net.Server> => {
+    const server = net.createServer();
+    server.maxConnections = cluster.config.maxConnections;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return server;
+  };
+  const serve = (server: net.Server, node: BrokerNode) =>
+    server.on("connection", (socket) => serveConnection(cluster, node, socket, ids.next++, sockets, options));
   try {
     for (let i = 0; i < brokers; i++) {
-      const server = net.createServer();
-      server.maxConnections = cluster.config.maxConnections;
-      await new Promise<void>((resolve, reject) => {
-        server.once("error", reject);
-        server.listen(options.ports?.[i] ?? 0, host, () => {
-          server.off("error", reject);
-          resolve();
-        });
-      });
+      const server = await listen(options.ports?.[i] ?? 0);
       servers.push(server);
       const node: BrokerNode = { nodeId: i + 1, host, port: (server.address() as net.AddressInfo).port, rack: null };
       cluster.nodes.push(node);
-      server.on("connection", (socket) => serveConnection(cluster, node, socket, ids.next++, sockets, options));
+      serve(server, node);
     }
   } catch (error) {
     for (const s of servers) s.close();
     throw error;
   }
+  const closeServer = (s: net.Server) => new Promise<void>((resolve) => s.close(() => resolve()));
+  const nodeIndex = (nodeId: number): number => {
+    const i = cluster.nodes.findIndex((n) => n.nodeId === nodeId);
+    if (i < 0) throw new Error(`no node ${nodeId} (nodes ${cluster.nodes.map((n) => n.nodeId).join(",")})`);
+    return i;
+  };
+  /** Node ids whose listener is closed (their restart listens again on the same port). */
+  const down = new Set<number>();
+  const stopBroker = async (nodeId: number): Promise<void> => {
+    const i = nodeIndex(nodeId);
+    if (down.has(nodeId)) return;
+    down.add(nodeId);
+    cluster.nodeStopped(nodeId);
+    const closed = closeServer(servers[i]!);
+    for (const [socket, id] of sockets) if (id === nodeId) socket.destroy();
+    await closed;
+  };
+  const startBroker = async (nodeId: number): Promise<void> => {
+    const i = nodeIndex(nodeId);
+    if (!down.has(nodeId)) return;
+    const node = cluster.nodes[i]!;
+    servers[i] = await listen(node.port);
+    serve(servers[i]!, node);
+    down.delete(nodeId);
+    cluster.nodeStarted(nodeId);
+  };
+  const createTopics = () => {
+    for (const [name, spec] of Object.entries(options.topics ?? {})) {
+      cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec);
+    }
+  };
   // Kafka's log.retention.check.interval.ms (300000 there): often enough for a test to see it.
   // And compaction, each second too (Kafka's cleaner wakes on log.cleaner.backoff.ms, 15 s).
   let compacting = false;
@@ -626,9 +774,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     cluster.timer(1000, retention);
   };
   cluster.timer(1000, retention);
-  for (const [name, spec] of Object.entries(options.topics ?? {})) {
-    cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec);
-  }
+  createTopics();
   const format = (n: BrokerNode) => `${n.host.includes(":") ? `[${n.host}]` : n.host}:${n.port}`;
   let closing: Promise<void> | undefined;
   return {
@@ -636,11 +782,27 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     nodes: cluster.nodes,
     cluster,
     createTopic: (name, spec) => void cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec),
+    fail: (spec) => cluster.control.fail(spec),
+    delay: (spec) => cluster.control.delay(spec),
+    drop: (spec) => cluster.control.drop(spec),
+    intercept: (apiKey, handler) => cluster.control.intercept(apiKey, handler),
+    moveLeader: (topic, partition, node) => cluster.moveLeader(topic, partition, node),
+    moveCoordinator(group, node) {
+      nodeIndex(node);
+      cluster.movedCoordinators.set(group, node);
+    },
+    stopBroker,
+    startBroker,
+    async reset() {
+      for (const nodeId of [...down]) await startBroker(nodeId);
+      cluster.reset();
+      createTopics();
+    },
     close() {
       closing ??= (async () => {
         cluster.shutdown();
-        for (const s of sockets) s.destroy();
-        await Promise.all(servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+        for (const s of sockets.keys()) s.destroy();
+        await Promise.all(servers.filter((_, i) => !down.has(cluster.nodes[i]!.nodeId)).map(closeServer));
       })();
       return closing;
     },
@@ -681,14 +843,14 @@ function serveConnection(
   node: BrokerNode,
   socket: net.Socket,
   id: number,
-  sockets: Set<net.Socket>,
+  sockets: Map<net.Socket, number>,
   options: ClusterOptions,
 ): void {
   if (cluster.isClosed) {
     socket.destroy();
     return;
   }
-  sockets.add(socket);
+  sockets.set(socket, node.nodeId);
   socket.setNoDelay(true);
   socket.setTimeout(cluster.config.idleTimeoutMs, () => drop(`idle for ${cluster.config.idleTimeoutMs} ms`));
   const connection: Connection = {
@@ -858,7 +1020,11 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
       node: connection.node,
       cluster,
     };
-    const body = await cluster.handlers.get(apiKey)!.handler(decoded.body as never, context);
+    const handler = cluster.handlers.get(apiKey)!.handler;
+    // Faults and interceptors only when a test registered some: otherwise straight to the handler.
+    const body = cluster.control.active
+      ? await cluster.control.serve(decoded.body as Record<string, unknown>, context, handler)
+      : await handler(decoded.body as never, context);
     const response =
       body === null
         ? null

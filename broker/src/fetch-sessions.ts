@@ -15,6 +15,8 @@ export interface SessionPartition {
   readonly partition: number;
   fetchOffset: bigint;
   partitionMaxBytes: number;
+  /** The leader epoch the fetcher knows (-1: none), checked against the partition's. */
+  currentLeaderEpoch: number;
   highWatermark: bigint;
   lastStableOffset: bigint;
   logStartOffset: bigint;
@@ -39,6 +41,7 @@ export interface SessionRequest {
       readonly partition: number;
       readonly fetchOffset: bigint;
       readonly partitionMaxBytes: number;
+      readonly currentLeaderEpoch: number;
     }[];
   }[];
   readonly forgottenTopicsData: readonly {
@@ -64,6 +67,11 @@ export class FetchSessions {
   /** By session id; Map order is use order (least recently used first). */
   private readonly sessions = new Map<number, FetchSession>();
 
+  /** Forgets every session (`cluster.reset()`): their next incremental fetch gets FETCH_SESSION_ID_NOT_FOUND. */
+  clear(): void {
+    this.sessions.clear();
+  }
+
   /** Resolves a request against the sessions of node `nodeId`; `byId`: topics named by id (Fetch v13+). */
   resolve(req: SessionRequest, nodeId: number, byId: boolean): SessionResolution {
     const key = (topic: string, topicId: string, partition: number) => `${byId ? topicId : topic}:${partition}`;
@@ -75,6 +83,7 @@ export class FetchSessions {
           partition: p.partition,
           fetchOffset: p.fetchOffset,
           partitionMaxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch,
           highWatermark: -2n,
           lastStableOffset: -2n,
           logStartOffset: -2n,
@@ -91,7 +100,8 @@ export class FetchSessions {
       const session: FetchSession = {
         id: this.newId(),
         nodeId,
-        epoch: 1,
+        // Advanced to 1 once this request is answered: the first incremental fetch carries epoch 1 (KIP-227).
+        epoch: 0,
         partitions: new Map(partitions.map((p) => [key(p.topic, p.topicId, p.partition), p])),
       };
       this.sessions.set(session.id, session);
@@ -111,6 +121,7 @@ export class FetchSessions {
       else {
         known.fetchOffset = p.fetchOffset;
         known.partitionMaxBytes = p.partitionMaxBytes;
+        known.currentLeaderEpoch = p.currentLeaderEpoch;
       }
     }
     for (const t of req.forgottenTopicsData)

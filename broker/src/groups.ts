@@ -924,6 +924,14 @@ export class GroupCoordinator {
     for (const g of this.consumer.values()) g.close();
   }
 
+  /** Forgets every group and committed offset (`cluster.reset()`), stopping their timers. */
+  reset(): void {
+    this.close();
+    this.classic.clear();
+    this.consumer.clear();
+    this.offsets.clear();
+  }
+
   private size(): number {
     return this.classic.size + this.consumer.size;
   }

@@ -24,6 +24,8 @@ export {
   type TopicSpec,
 } from "./cluster.js";
 export { HandlerRegistry, type Registered } from "./registry.js";
+export { startControlServer, type ControlServer } from "./http-control.js";
+export { Control, DroppedByTest, type DelaySpec, type FailSpec, type FaultScope, type Interceptor } from "./control.js";
 export type {
   ApiKey,
   Apis,

@@ -52,6 +52,9 @@ export function coordinatorFor(cluster: Cluster, key: string, keyType: number): 
       { internal: true },
     );
   }
+  // A group whose coordinator a test moved (cluster.moveCoordinator), while that node runs.
+  const moved = keyType === 0 && cluster.movedCoordinators.size > 0 ? cluster.movedCoordinators.get(key) : undefined;
+  if (moved !== undefined && !cluster.stopped.has(moved)) return cluster.node(moved)!;
   const partition = topic.partitions[coordinatorPartition(key, topic.partitions.length)]!;
   return cluster.node(partition.leader) ?? errorCode("COORDINATOR_NOT_AVAILABLE");
 }

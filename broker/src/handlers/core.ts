@@ -151,7 +151,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
       name: name ?? (apiVersion >= 12 ? null : ""),
       topicId,
       isInternal: t?.internal ?? false,
-      partitions: t === null ? [] : t.partitions.map(partitionMetadata),
+      partitions: t === null ? [] : t.partitions.map((p) => partitionMetadata(cluster, p)),
       topicAuthorizedOperations: req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_AUTHORIZED_OPERATIONS,
     });
     const topics: Init<MetadataResponseTopic>[] = [];
@@ -184,7 +184,8 @@ export function registerCoreHandlers(cluster: Cluster): void {
     }
     return {
       throttleTimeMs: 0,
-      brokers: cluster.nodes.map((n) => ({ nodeId: n.nodeId, host: n.host, port: n.port, rack: n.rack })),
+      // A stopped node is not listed, as Kafka lists only the brokers alive.
+      brokers: nodeEndpoints(cluster),
       clusterId: cluster.clusterId,
       controllerId: cluster.controllerId,
       topics,
@@ -220,7 +221,8 @@ export function registerCoreHandlers(cluster: Cluster): void {
         const notLeader = leaderError(partition, ctx);
         if (notLeader !== NONE) {
           fail(notLeader);
-          if (partition !== undefined) {
+          // KIP-951's hints exist from Produce v10 (tagged fields; an older version cannot carry them).
+          if (partition !== undefined && ctx.apiVersion >= 10) {
             hinted = true;
             partitionResponses[partitionResponses.length - 1]!.currentLeader = currentLeader(partition);
           }
@@ -365,6 +367,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
           partition: p.partition,
           fetchOffset: p.fetchOffset,
           partitionMaxBytes: p.partitionMaxBytes,
+          currentLeaderEpoch: p.currentLeaderEpoch,
           highWatermark: -2n,
           lastStableOffset: -2n,
           logStartOffset: -2n,
@@ -408,8 +411,17 @@ export function registerCoreHandlers(cluster: Cluster): void {
           const notLeader = leaderError(partition, ctx);
           if (notLeader !== NONE) {
             out.errorCode = notLeader;
-            out.currentLeader = currentLeader(partition);
+            // KIP-951: currentLeader from Fetch v12, nodeEndpoints from v16.
+            if (apiVersion >= 12) out.currentLeader = currentLeader(partition);
             hinted = true;
+            return out;
+          }
+          // Kafka's Partition.checkCurrentLeaderEpoch: a fetcher that knows an older epoch is
+          // fenced (it refreshes its metadata), one that knows a newer epoch is ahead of this broker.
+          if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== partition.leaderEpoch) {
+            out.errorCode = errorCode(
+              p.currentLeaderEpoch < partition.leaderEpoch ? "FENCED_LEADER_EPOCH" : "UNKNOWN_LEADER_EPOCH",
+            );
             return out;
           }
           const log = partition.log;
@@ -490,7 +502,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
       errorCode: NONE,
       sessionId: session?.id ?? 0,
       responses,
-      ...(hinted ? { nodeEndpoints: nodeEndpoints(cluster) } : {}),
+      ...(hinted && apiVersion >= 16 ? { nodeEndpoints: nodeEndpoints(cluster) } : {}),
     };
   });
 
@@ -558,19 +570,22 @@ function lastOffsetOf(batch: Uint8Array): bigint {
 }
 
 /** A partition as Metadata reports it. */
-function partitionMetadata(p: Partition) {
+function partitionMetadata(cluster: Cluster, p: Partition) {
   return {
-    errorCode: NONE,
+    // No running replica left to lead it (cluster.stopBroker).
+    errorCode: p.leader === -1 ? errorCode("LEADER_NOT_AVAILABLE") : NONE,
     partitionIndex: p.index,
     leaderId: p.leader,
     leaderEpoch: p.leaderEpoch,
     replicaNodes: p.replicas,
     isrNodes: p.isr,
-    offlineReplicas: [],
+    offlineReplicas: cluster.stopped.size === 0 ? [] : p.replicas.filter((r) => cluster.stopped.has(r)),
   };
 }
 
-/** KIP-951's node endpoints: every node, so that a client can reach the leader it was told about. */
+/** KIP-951's node endpoints: every running node, so that a client can reach the leader it was told about. */
 export function nodeEndpoints(cluster: Cluster) {
-  return cluster.nodes.map((n) => ({ nodeId: n.nodeId, host: n.host, port: n.port, rack: n.rack }));
+  return cluster.nodes
+    .filter((n) => !cluster.stopped.has(n.nodeId))
+    .map((n) => ({ nodeId: n.nodeId, host: n.host, port: n.port, rack: n.rack }));
 }
