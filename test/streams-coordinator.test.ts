@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createStreamsGroupHeartbeatRequest, type Topology } from "../generated/StreamsGroupHeartbeatRequest.js";
 import { resolveStreamsGroupConfig, STREAMS_GROUP_CONFIG_DEFAULTS } from "../broker/src/streams/config.js";
 import { GROUP_AUTHORIZED_OPERATIONS } from "../broker/src/streams/coordinator.js";
-import { MEMBER_STATE } from "../broker/src/streams/reconcile.js";
+import { MEMBER_STATE, reconcile } from "../broker/src/streams/reconcile.js";
 import { owned, Sim, simpleTopology, TEST_CONFIG } from "./support/streams.js";
 
 const FENCED_MEMBER_EPOCH = 110;
@@ -463,6 +463,110 @@ describe("standby and warm-up tasks (page 002)", () => {
     sim.stabilize("app");
     expect(owned(sim)).toEqual({ a: "0:0", b: "0:1" });
     expect(owned(sim, "standby")).toEqual({ a: "", b: "" });
+  });
+
+  it("a member rejoining on another process gets no active task while a member there still holds its standby or warm-up", () => {
+    // Kafka's CurrentAssignmentBuilder: an active task is unreleased while another member of the
+    // member's process holds it as standby or warm-up (currentStandbyTaskProcessIds /
+    // currentWarmupTaskProcessIds contain the member's process).
+    const sim = new Sim(
+      { orders: 4, "app-store-changelog": 4 },
+      { ...TEST_CONFIG, "group.streams.num.standby.replicas": 1 },
+    );
+    const c = sim.coordinator;
+    const g = () => c.group("app")!;
+    const current = (id: string) => {
+      const m = g().members.get(id)!;
+      const show = (s: ReadonlySet<string>) =>
+        [...s]
+          .map((k) => k.replace("\u0000", ":"))
+          .sort()
+          .join(" ");
+      return {
+        epoch: m.memberEpoch,
+        state: m.state,
+        active: show(m.assigned.active),
+        standby: show(m.assigned.standby),
+        warmup: show(m.assigned.warmup),
+      };
+    };
+    // a alone on p1: every task, epoch 1; no standby (p1 is the only process).
+    const a = sim.add({ groupId: "app", memberId: "a", processId: "p1", topology: stateful() });
+    sim.stabilize("app");
+    expect(owned(sim)).toEqual({ a: "0:0 0:1 0:2 0:3" });
+    // a is fenced (a future epoch); the coordinator keeps it and its assignment, the client drops its tasks.
+    expect(
+      c.heartbeat(createStreamsGroupHeartbeatRequest({ groupId: "app", memberId: "a", memberEpoch: 6 })).response
+        .errorCode,
+    ).toBe(FENCED_MEMBER_EPOCH);
+    sim.members.delete(a.options.memberId);
+    // b joins on p2 (epoch 2). Balance would move two tasks to b, but b is not caught up: they stay
+    // on a and b gets them as warm-ups (0:2 0:3); the one standby of 0:0 and 0:1 goes to p2, b.
+    const b = sim.add({ groupId: "app", memberId: "b", processId: "p2", topology: stateful() });
+    sim.heartbeat(b);
+    expect(current("b")).toEqual({
+      epoch: 2,
+      state: MEMBER_STATE.STABLE,
+      active: "",
+      standby: "0:0 0:1",
+      warmup: "0:2 0:3",
+    });
+    // a rejoins with epoch 0, the same member id, now on p2 (epoch 3). One process: no standby or
+    // warm-up fits; a's target is 0:0 0:1 and b's 0:2 0:3. a's current assignment still lists
+    // 0:0-0:3, but b (p2) holds 0:0 0:1 as standby and 0:2 0:3 as warm-up: a gets nothing yet.
+    const a2 = sim.add({ groupId: "app", memberId: "a", processId: "p2", topology: stateful() });
+    const joined = sim.heartbeat(a2).response;
+    expect(joined.memberEpoch).toBe(3);
+    expect(joined.activeTasks).toEqual([]);
+    expect(current("a")).toEqual({
+      epoch: 3,
+      state: MEMBER_STATE.UNRELEASED_TASKS,
+      active: "",
+      standby: "",
+      warmup: "",
+    });
+    // b must revoke its standbys and warm-ups first (UNREVOKED_TASKS at epoch 2); a still waits.
+    sim.heartbeat(b);
+    expect(current("b")).toEqual({
+      epoch: 2,
+      state: MEMBER_STATE.UNREVOKED_TASKS,
+      active: "",
+      standby: "",
+      warmup: "",
+    });
+    sim.heartbeat(a2);
+    expect(current("a").active).toBe("");
+    // b reports them gone: b moves to epoch 3 with 0:2 0:3, then a gets 0:0 0:1.
+    sim.heartbeat(b);
+    expect(current("b")).toEqual({ epoch: 3, state: MEMBER_STATE.STABLE, active: "0:2 0:3", standby: "", warmup: "" });
+    sim.heartbeat(a2);
+    expect(current("a")).toEqual({ epoch: 3, state: MEMBER_STATE.STABLE, active: "0:0 0:1", standby: "", warmup: "" });
+  });
+
+  it("a kept standby or warm-up is given up while another member of its process has the task as active", () => {
+    // reconcile() alone: m (p2) has standby 0:0 and warm-up 0:1 in its current and target
+    // assignments; another member of p2 now owns both as active. Neither may stay on p2.
+    const s = (...k: string[]) => new Set(k);
+    const none = s();
+    const member = {
+      memberEpoch: 4,
+      previousMemberEpoch: 3,
+      state: MEMBER_STATE.STABLE,
+      assigned: { active: none, standby: s("0\u00000"), warmup: s("0\u00001") },
+      pendingRevocation: { active: none, standby: none, warmup: none },
+    };
+    const owners = { activeProcess: () => "p2", standbyProcesses: () => none, warmupProcesses: () => none };
+    const owns = { active: none, standby: s("0\u00000"), warmup: s("0\u00001") };
+    const next = reconcile(member, "p2", 5, member.assigned, owners, owns);
+    // Still owned by the member: revoke them first (UNREVOKED_TASKS, epoch 4, nothing kept).
+    expect(next.state).toBe(MEMBER_STATE.UNREVOKED_TASKS);
+    expect(next.memberEpoch).toBe(4);
+    expect(next.assigned).toEqual({ active: none, standby: none, warmup: none });
+    expect(next.pendingRevocation).toEqual({ active: none, standby: s("0\u00000"), warmup: s("0\u00001") });
+    // Once revoked: epoch 5, still held back (UNRELEASED_TASKS) while p2 has the active tasks.
+    const after = reconcile(next, "p2", 5, member.assigned, owners, { active: none, standby: none, warmup: none });
+    expect(after).toMatchObject({ memberEpoch: 5, state: MEMBER_STATE.UNRELEASED_TASKS });
+    expect(after.assigned).toEqual({ active: none, standby: none, warmup: none });
   });
 });
 

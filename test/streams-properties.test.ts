@@ -1,7 +1,8 @@
 /**
  * Properties of the streams group coordinator (fast-check), over random sequences of joins,
- * leaves, crashes, static bounces, topology updates, partition additions and offset reports,
- * driven through the seed codecs' bytes (test/support/streams.ts). After every round:
+ * leaves, crashes, static bounces, rejoins (fenced, then epoch 0 with the same member id, possibly
+ * on another process), topology updates, partition additions and offset reports, driven through
+ * the seed codecs' bytes (test/support/streams.ts). After every heartbeat and every round:
  * - no active task has two owners (in the coordinator's current assignments, pending revocation
  *   included, nor among the members' own views);
  * - no process holds a task both as active and as standby or warm-up (current and target);
@@ -73,6 +74,7 @@ type Command =
   | { kind: "leave"; who: number }
   | { kind: "crash"; who: number }
   | { kind: "bounce"; who: number }
+  | { kind: "rejoin"; who: number; process: number }
   | { kind: "upgrade" }
   | { kind: "partitions"; topic: "orders" | "payments"; add: number }
   | { kind: "rounds"; n: number };
@@ -89,6 +91,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("leave" as const), who: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("crash" as const), who: fc.nat(9) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("bounce" as const), who: fc.nat(9) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("rejoin" as const),
+      who: fc.nat(9),
+      process: fc.integer({ min: 0, max: 2 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("upgrade" as const) }) },
   {
     weight: 1,
@@ -100,6 +110,9 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("rounds" as const), n: fc.integer({ min: 1, max: 3 }) }) },
 );
+
+/** Rejoins run so far (all sequences), and those of them on another process. */
+const rejoins = { all: 0, moved: 0 };
 
 /** Runs one sequence; returns the sim and how many rounds it took to converge at the end. */
 function run(commands: readonly Command[]): { sim: Sim; rounds: number } {
@@ -131,12 +144,12 @@ function run(commands: readonly Command[]): { sim: Sim; rounds: number } {
     const ids = live();
     return ids.length === 0 ? undefined : ids[who % ids.length];
   };
-  const join = (id: string, process: number, instanceId: string | null) =>
+  const join = (id: string, process: number, instanceId: string | null, t = topology(epoch)) =>
     sim.add({
       groupId: "app",
       memberId: id,
       processId: `p${process}`,
-      topology: topology(epoch),
+      topology: t,
       instanceId,
       taskOffsets: offsetsOf(id),
     });
@@ -196,6 +209,14 @@ function run(commands: readonly Command[]): { sim: Sim; rounds: number } {
       for (const t of p.active)
         expect(p.other.has(t), `process ${pid} has ${t} as active and standby/warm-up`).toBe(false);
   };
+  // The current assignment is checked after every heartbeat, not only once a round: a task given to
+  // a member in one heartbeat and taken from another member in a later one is a violation too.
+  const heartbeat = sim.heartbeat.bind(sim);
+  sim.heartbeat = (m) => {
+    const result = heartbeat(m);
+    check();
+    return result;
+  };
   const rounds = (n: number) => {
     for (let i = 0; i < n; i++) {
       sim.round();
@@ -234,6 +255,22 @@ function run(commands: readonly Command[]): { sim: Sim; rounds: number } {
         const nid = `m${next++}`;
         statics.set(nid, statics.get(id)!);
         join(nid, Number(m.options.processId.slice(1)), statics.get(id)!);
+        break;
+      }
+      case "rejoin": {
+        // The member was fenced (FENCED_MEMBER_EPOCH: the client dropped every task) and rejoins
+        // with epoch 0 and the same member id, maybe from another process; the coordinator still
+        // has its current assignment. A static member keeps its instance id, the client its
+        // topology. Only members in the group, with the group's topology: a rejoin never upgrades
+        // it (members not yet joined with an older one would be STREAMS_TOPOLOGY_FENCED for good),
+        // and a client with an older topology is fenced by the coordinator (not what this tests).
+        const groupTopology = sim.coordinator.group("app")?.topology?.epoch;
+        const id = pick(c.who);
+        const m = id === undefined ? undefined : sim.members.get(id)!;
+        if (m === undefined || m.memberEpoch <= 0 || m.options.topology.epoch !== groupTopology) break;
+        join(id!, c.process, statics.get(id!) ?? null, m.options.topology);
+        rejoins.all++;
+        if (m.options.processId !== `p${c.process}`) rejoins.moved++;
         break;
       }
       case "upgrade":
@@ -308,7 +345,9 @@ it(`${RUNS} random sequences: one owner per active task, standbys apart from act
     }),
     { numRuns: RUNS, seed: 1071 },
   );
-  console.log(`streams properties: ${RUNS} runs, ${total} heartbeats, converged within ${maxRounds} rounds at most`);
+  console.log(
+    `streams properties: ${RUNS} runs, ${total} heartbeats (each checked), ${rejoins.all} rejoins (${rejoins.moved} on another process), converged within ${maxRounds} rounds at most`,
+  );
 });
 
 describeShared("streams group records replay (Kafka's group-coordinator schemas)", "kafka-schemas", () => {

@@ -6,10 +6,17 @@
  * - STABLE at an older epoch, or UNRELEASED_TASKS: compute the next state.
  * - UNREVOKED_TASKS: wait until the member's owned tasks (sent in its heartbeat) no longer hold
  *   any task pending revocation, then compute the next state.
- * Computing: kept = current ∩ target; revoke = current − target; new = target − current, minus
- * the unreleased tasks (an active task still owned, or pending revocation, by another member; any
- * task still held in any role by another member of the same process). Something to revoke (and
- * not already dropped by the member): UNREVOKED_TASKS at the current epoch, assignment = kept.
+ * Unreleased (Kafka's isUnreleasedTask predicates, over the other members' current assignments
+ * and pending revocations): an active task another member owns as active, or another member of
+ * this member's process holds as standby or warm-up; a standby or warm-up task this member's
+ * process holds in any role (active, standby or warm-up) through another member.
+ * Computing: kept = current ∩ target, minus the unreleased tasks; revoke = current − kept;
+ * new = target − current, minus the unreleased tasks. Kafka applies the predicate to new tasks
+ * only; we apply it to kept ones too, because a member that rejoins (epoch 0, same member id) on
+ * another process would otherwise keep an active task while a member of its new process still
+ * holds that task's standby or warm-up (or keep a standby next to the process's active). A kept
+ * task dropped so comes back as a new one once released. Something to revoke (and not already
+ * dropped by the member): UNREVOKED_TASKS at the current epoch, assignment = kept.
  * Otherwise the member moves to the target epoch with kept ∪ new: UNRELEASED_TASKS when tasks
  * are still unreleased, else STABLE.
  */
@@ -86,7 +93,7 @@ function next(
   const fresh = { active: new Set<string>(), standby: new Set<string>(), warmup: new Set<string>() };
   let hasUnreleased = false;
   for (const r of ROLES) {
-    for (const t of member.assigned[r]) (target[r].has(t) ? kept : revoke)[r].add(t);
+    for (const t of member.assigned[r]) (target[r].has(t) && !unreleased[r](t) ? kept : revoke)[r].add(t);
     for (const t of target[r]) {
       if (kept[r].has(t)) continue;
       if (unreleased[r](t)) hasUnreleased = true;
