@@ -91,8 +91,11 @@ describeShared("kafka-wire-broker: incremental fetch sessions (KIP-227)", "kafka
       [1, 0n, 0],
     ]);
     const id = opened.sessionId;
-    // Nothing changed: an empty incremental response.
-    expect(listed(await fetch(id, 1, []))).toEqual([]);
+    // Nothing changed: an empty incremental response (epoch 1 is the session's first
+    // incremental fetch: accepted, not INVALID_FETCH_SESSION_EPOCH).
+    const unchanged = await fetch(id, 1, []);
+    expect([unchanged.errorCode, unchanged.sessionId]).toEqual([0, id]);
+    expect(listed(unchanged)).toEqual([]);
     // A record on partition 1: only partition 1, with it.
     await produce(1);
     const one = await fetch(id, 2, []);
