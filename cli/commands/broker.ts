@@ -1,6 +1,7 @@
 /**
  * `kafka-wire broker`: runs a Kafka cluster (kafka-wire-broker) until SIGINT, SIGTERM or the end
- * of stdin, printing its bootstrap address first.
+ * of stdin, printing its bootstrap address first (and, with --control-port, the URL of its HTTP control:
+ * kafka-wire-broker's startControlServer).
  *
  * The broker package depends on this one (for the codec cache, `kafka-wire-cli/codecs`), so this
  * command imports it dynamically, by package name: the CLI has no dependency on it (an optional
@@ -14,6 +15,7 @@ interface BrokerFlags {
   readonly brokers: string;
   readonly topic: string[];
   readonly port?: string;
+  readonly controlPort?: string;
   readonly host: string;
   readonly autoCreateTopics: boolean;
   readonly numPartitions: string;
@@ -50,6 +52,8 @@ async function brokerCommand(flags: BrokerFlags): Promise<void> {
     users[u.slice(0, at)] = u.slice(at + 1);
   }
   const firstPort = flags.port === undefined ? undefined : integer("--port", flags.port, 0, 65535);
+  const controlPort =
+    flags.controlPort === undefined ? undefined : integer("--control-port", flags.controlPort, 0, 65535);
   if (flags.schemas === undefined && flags.kafka === undefined && flags.kafkaSource === undefined) {
     throw new Error(
       "the broker needs Kafka's codecs: give --kafka <version> (e.g. 4.1.0) or --schemas <Kafka's message schema folder>",
@@ -102,7 +106,16 @@ async function brokerCommand(flags: BrokerFlags): Promise<void> {
         }
       : {}),
   });
+  // The control server listens on 127.0.0.1 whatever --host says (startControlServer is loopback only).
+  let control: Awaited<ReturnType<typeof mod.startControlServer>> | undefined;
+  try {
+    if (controlPort !== undefined) control = await mod.startControlServer(cluster, { port: controlPort });
+  } catch (error) {
+    await cluster.close();
+    throw error;
+  }
   process.stdout.write(`bootstrap=${cluster.bootstrap}\n`);
+  if (control !== undefined) process.stdout.write(`control=${control.url}\n`);
   await new Promise<void>((resolve) => {
     const stop = () => {
       process.off("SIGINT", stop);
@@ -114,6 +127,7 @@ async function brokerCommand(flags: BrokerFlags): Promise<void> {
     process.once("SIGTERM", stop);
     process.stdin.once("end", stop).once("close", stop).resume();
   });
+  await control?.close();
   await cluster.close();
   // stdin stays referenced by the event loop even when paused; the command is over.
   process.stdin.destroy();
@@ -134,6 +148,10 @@ export function registerBroker(program: Command): void {
       [] as string[],
     )
     .option("--port <port>", "the first broker's port; the others take the next ones (default: ephemeral ports)")
+    .option(
+      "--control-port <port>",
+      "serve the cluster's fault control and inspection as JSON over HTTP on 127.0.0.1:<port> (0: a free port) and print control=<url> after the bootstrap",
+    )
     .option("--host <address>", "a loopback address to listen on", "127.0.0.1")
     .option("--no-auto-create-topics", "answer Metadata for unknown topics with UNKNOWN_TOPIC_OR_PARTITION")
     .option("--num-partitions <n>", "partitions of auto-created topics (Kafka's num.partitions)", "1")
@@ -152,7 +170,8 @@ export function registerBroker(program: Command): void {
     .addHelpText(
       "after",
       "\nExamples:\n  kafka-wire broker --kafka 4.1.0 --brokers 3 --topic orders:6\n" +
-        "  kafka-wire broker --schemas kafka/clients/src/main/resources/common/message --topic demo:2 --verbose\n\n" +
+        "  kafka-wire broker --schemas kafka/clients/src/main/resources/common/message --topic demo:2 --verbose\n" +
+        "  kafka-wire broker --kafka 4.1.0 --topic orders:3 --control-port 0   # then: curl -X POST <control>/fail -d '{...}'\n\n" +
         "A test double, not a production broker: in memory, loopback only. See kafka-wire-broker's README\n" +
         "for the APIs and versions it serves.",
     )
