@@ -35,6 +35,8 @@ import { CLOSE_AFTER_RESPONSE, registerSaslHandlers, saslAllows, type SaslOption
 import { topicConfig } from "./configs.js";
 import { compactTopic } from "./compaction.js";
 import { Control, type DelaySpec, type FailSpec, type FaultScope, type Interceptor } from "./control.js";
+import { RequestLog, type RequestLogEntry, type RequestLogOptions } from "./request-log.js";
+import { Inspector } from "./inspect.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -143,6 +145,11 @@ export interface ClusterOptions {
   readonly sasl?: SaslOptions;
   /** More APIs (or replacements of core ones), installed in order after the core handlers. */
   readonly plugins?: readonly BrokerPlugin[];
+  /**
+   * Records every request and response as Kafka's JSON (`RunningCluster.requestLog()`, GET /log):
+   * true for the default bounds (the newest 1000), or the bounds. Default off; see request-log.ts.
+   */
+  readonly requestLog?: boolean | RequestLogOptions;
   /** Called for every request once answered (or not). */
   readonly onExchange?: (exchange: Exchange) => void;
   /** Diagnostics (a closed connection and why). */
@@ -252,6 +259,8 @@ export class Cluster {
   readonly stopped = new Set<number>();
   /** Coordinators moved by {@link RunningCluster.moveCoordinator}: by group id, the node id. */
   readonly movedCoordinators = new Map<string, number>();
+  /** The opt-in log of requests and responses as Kafka's JSON (request-log.ts); cleared by reset. */
+  readonly requestLog: RequestLog;
   /** The next producer id InitProducerId hands out. */
   nextProducerId = 1000n;
   readonly log: (line: string) => void;
@@ -266,6 +275,10 @@ export class Cluster {
     this.codecs = options.codecs ?? compressionCodecs;
     this.log = options.log ?? (() => {});
     this.saslRequired = options.sasl !== undefined;
+    this.requestLog = new RequestLog(this.protocol.untyped);
+    if (options.requestLog !== undefined && options.requestLog !== false) {
+      this.requestLog.enable(options.requestLog === true ? {} : options.requestLog);
+    }
     const brokers = options.brokers ?? 1;
     this.config = {
       autoCreateTopics: options.autoCreateTopics ?? true,
@@ -548,6 +561,7 @@ export class Cluster {
    */
   reset(): void {
     this.control.clear();
+    this.requestLog.clear();
     for (const name of [...this.topics.keys()]) this.deleteTopic(name);
     this.groups.reset();
     for (const txn of this.transactions.transactions.values()) if (txn.timer !== null) this.clearTimer(txn.timer);
@@ -637,6 +651,13 @@ export interface RunningCluster {
   readonly nodes: readonly BrokerNode[];
   /** The shared state (topics, groups, handlers): for tests and plugins. */
   readonly cluster: Cluster;
+  /** What the cluster holds: topics and records, groups and offsets, producers, transactions (inspect.ts). */
+  readonly inspect: Inspector;
+  /**
+   * The request log's entries, oldest first (empty unless the `requestLog` option or
+   * `cluster.requestLog.enable()` turned it on); `since` a `seq`, at most `limit` of them.
+   */
+  requestLog(options?: { since?: number; limit?: number }): RequestLogEntry[];
   /** Creates a topic. @throws TopicError as Kafka's CreateTopics would answer. */
   createTopic(name: string, spec?: number | TopicSpec): void;
   /**
@@ -670,7 +691,7 @@ export interface RunningCluster {
   startBroker(node: number): Promise<void>;
   /**
    * Back to the cluster as started, between tests: every topic deleted and those of the `topics`
-   * option created afresh (new topic ids), groups, offsets, transactions and faults forgotten,
+   * option created afresh (new topic ids), groups, offsets, transactions, faults and logged requests forgotten,
    * stopped nodes started. Listeners and open connections stay.
    */
   reset(): Promise<void>;
@@ -781,6 +802,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     bootstrap: cluster.nodes.map(format).join(","),
     nodes: cluster.nodes,
     cluster,
+    inspect: new Inspector(cluster),
+    requestLog: (options) => cluster.requestLog.entries(options),
     createTopic: (name, spec) => void cluster.createTopic(name, typeof spec === "number" ? { partitions: spec } : spec),
     fail: (spec) => cluster.control.fail(spec),
     delay: (spec) => cluster.control.delay(spec),
@@ -920,7 +943,9 @@ function serveConnection(
         const frame = queue.shift()!;
         hold(-frame.length);
         resumeIfRoom();
-        const exchange = await answer(cluster, connection, frame);
+        const exchange = cluster.requestLog.enabled
+          ? await cluster.requestLog.record(() => answer(cluster, connection, frame))
+          : await answer(cluster, connection, frame);
         options.onExchange?.(exchange);
         if (exchange.error !== null) {
           drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);

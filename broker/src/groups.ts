@@ -898,6 +898,21 @@ export class GroupCoordinator {
     return [...out.values()];
   }
 
+  /** Every classic group, by group id (read only: for inspect.ts). */
+  classicGroups(): ReadonlyMap<string, ClassicGroup> {
+    return this.classic;
+  }
+
+  /** Every consumer group (KIP-848), by group id (read only: for inspect.ts). */
+  consumerGroups(): ReadonlyMap<string, ConsumerGroup> {
+    return this.consumer;
+  }
+
+  /** Every group's committed offsets, by group id, then "topic\0partition" (read only: for inspect.ts). */
+  committedOffsets(): ReadonlyMap<string, ReadonlyMap<string, Committed>> {
+    return this.offsets;
+  }
+
   /** Deletes an empty group and its offsets: 0, GROUP_ID_NOT_FOUND or NON_EMPTY_GROUP. */
   delete(groupId: string): number {
     const found = this.find(groupId);

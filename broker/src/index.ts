@@ -25,6 +25,25 @@ export {
 } from "./cluster.js";
 export { HandlerRegistry, type Registered } from "./registry.js";
 export { startControlServer, type ControlServer } from "./http-control.js";
+export {
+  Inspector,
+  consumerAssignment,
+  inspectBytes,
+  type InspectedAssignment,
+  type InspectedBytes,
+  type InspectedGroup,
+  type InspectedMember,
+  type InspectedOffset,
+  type InspectedPartition,
+  type InspectedProducer,
+  type InspectedRecord,
+  type InspectedTopic,
+  type InspectedTransaction,
+  type RecordPage,
+  type RecordPageOptions,
+} from "./inspect.js";
+export { RequestLog, type RequestLogEntry, type RequestLogOptions } from "./request-log.js";
+export { jsonText, RawJson } from "./json-text.js";
 export { Control, DroppedByTest, type DelaySpec, type FailSpec, type FaultScope, type Interceptor } from "./control.js";
 export type {
   ApiKey,

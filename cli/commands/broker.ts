@@ -16,6 +16,7 @@ interface BrokerFlags {
   readonly topic: string[];
   readonly port?: string;
   readonly controlPort?: string;
+  readonly requestLog?: string;
   readonly host: string;
   readonly autoCreateTopics: boolean;
   readonly numPartitions: string;
@@ -90,6 +91,9 @@ async function brokerCommand(flags: BrokerFlags): Promise<void> {
     host: flags.host,
     autoCreateTopics: flags.autoCreateTopics,
     numPartitions: integer("--num-partitions", flags.numPartitions, 1, 1000),
+    ...(flags.requestLog === undefined
+      ? {}
+      : { requestLog: { size: integer("--request-log", flags.requestLog, 1, 100_000) } }),
     ...(flags.user.length === 0 ? {} : { sasl: { users } }),
     // --port P: the brokers listen on P, P+1, ...
     ...(firstPort === undefined || firstPort === 0
@@ -151,6 +155,10 @@ export function registerBroker(program: Command): void {
     .option(
       "--control-port <port>",
       "serve the cluster's fault control and inspection as JSON over HTTP on 127.0.0.1:<port> (0: a free port) and print control=<url> after the bootstrap",
+    )
+    .option(
+      "--request-log <entries>",
+      "keep the newest <entries> requests and responses as Kafka's JSON, served at <control>/log",
     )
     .option("--host <address>", "a loopback address to listen on", "127.0.0.1")
     .option("--no-auto-create-topics", "answer Metadata for unknown topics with UNKNOWN_TOPIC_OR_PARTITION")
