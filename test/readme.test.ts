@@ -39,3 +39,42 @@ describeShared("README", "kafka-schemas", (schemas) => {
     expect(expected).toContain("| 88 | StreamsGroupHeartbeat |");
   });
 });
+
+describe("README's fault-injection example", () => {
+  /**
+   * The parts of test/broker-fault-example.test.ts between `// README begin` and `// README end`,
+   * dedented, as users write them: the only differences are where the helper and the codecs
+   * come from (the package's name and a Kafka release instead of the sources and ../shared).
+   */
+  function quoted(): string {
+    const source = readFileSync(path.join(REPO_ROOT, "test/broker-fault-example.test.ts"), "utf8");
+    const regions = [...source.matchAll(/\/\/ README begin\n([\s\S]*?)\n\s*\/\/ README end/g)].map((m) => {
+      const lines = m[1]!.split("\n");
+      const indent = Math.min(...lines.filter((l) => l.trim() !== "").map((l) => /^ */.exec(l)![0].length));
+      return lines.map((l) => l.slice(indent)).join("\n");
+    });
+    expect(regions).toHaveLength(2);
+    const substitutions: [string, string][] = [
+      ['"../broker/src/vitest.js"', '"kafka-wire-broker/vitest"'],
+      [
+        "const cluster = useCluster(async () => ({ protocol: await protocol(), brokers: 3, topics: { orders: 3 } }));",
+        'const cluster = useCluster({ kafka: "4.1.0", brokers: 3, topics: { orders: 3 } }); // reset after each test',
+      ],
+    ];
+    let code = regions.join("\n\n");
+    for (const [from, to] of substitutions) {
+      expect(code).toContain(from);
+      code = code.replace(from, to);
+    }
+    return code;
+  }
+
+  for (const readme of ["README.md", "broker/README.md"]) {
+    it(`${readme} quotes test/broker-fault-example.test.ts as it is`, () => {
+      const text = readFileSync(path.join(REPO_ROOT, readme), "utf8");
+      const m = /<!-- quoted from test\/broker-fault-example\.test\.ts -->\n\n```ts\n([\s\S]*?)\n```/.exec(text);
+      expect(m, `${readme} has the quoted block`).not.toBeNull();
+      expect(m![1]).toBe(quoted());
+    });
+  }
+});
