@@ -51,9 +51,18 @@ describeShared("kafka-wire broker --control-port", "kafka-schemas", (schemas) =>
     await expect(fetch(`http://127.0.0.1:${port}/faults`)).rejects.toThrow();
   });
 
-  it("--control-port 0 picks a free port; a fault posted there reaches a Kafka client", async () => {
+  it("--control-port 0 picks a free port; a fault posted there reaches a Kafka client; --request-log N keeps N", async () => {
     const { protocol } = (await corpusIndex()) as { protocol: Protocol };
-    const cli = await startBrokerCli(["--schemas", schemas, "--topic", "orders:1", "--control-port", "0"]);
+    const cli = await startBrokerCli([
+      "--schemas",
+      schemas,
+      "--topic",
+      "orders:1",
+      "--control-port",
+      "0",
+      "--request-log",
+      "2",
+    ]);
     try {
       expect(cli.control).toMatch(/^http:\/\/127\.0\.0\.1:(\d+)$/);
       expect(Number(/:(\d+)$/.exec(cli.control!)![1])).toBeGreaterThan(0);
@@ -81,6 +90,17 @@ describeShared("kafka-wire broker --control-port", "kafka-schemas", (schemas) =>
       } finally {
         client.close();
       }
+      // The newest 2 of the connection's requests (ApiVersions, Produce, Produce): both Produce.
+      const log = (await (await fetch(`${cli.control}/log`)).json()) as {
+        enabled: boolean;
+        entries: { apiName: string; response: { responses: { partitionResponses: { errorCode: number }[] }[] } }[];
+      };
+      expect(log.enabled).toBe(true);
+      expect(log.entries.map((e) => e.apiName)).toEqual(["Produce", "Produce"]);
+      expect(log.entries.map((e) => e.response.responses[0]!.partitionResponses[0]!.errorCode)).toEqual([
+        NOT_LEADER_OR_FOLLOWER,
+        0,
+      ]);
       const bad = await fetch(`${cli.control}/stop-broker`, { method: "POST", body: '{"node":9}' });
       expect(bad.status).toBe(400);
       expect(await bad.json()).toEqual({ error: "no node 9 (nodes 1)" });
