@@ -13,7 +13,10 @@ import {
   type ControlServer,
   type RunningCluster,
 } from "../broker/src/index.js";
-import type { Protocol } from "../src/runtime/index.js";
+import { StreamsGroupMember } from "../broker/src/streams/member.js";
+import { StreamsGroups } from "../broker/src/streams/plugin.js";
+import { CONFIG, TOPOLOGY } from "../examples/streams-group.js";
+import type { InternalTopics, Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { describeShared } from "./support/shared.js";
@@ -323,6 +326,54 @@ describeShared("kafka-wire-broker: inspection and the request log", "kafka-schem
       });
     } finally {
       cluster.cluster.requestLog.enable({ size: 5, maxJsonChars: 1024 * 1024 });
+    }
+  });
+});
+
+describeShared("kafka-wire-broker: inspection of streams groups (KIP-1071)", "kafka-schemas", () => {
+  it("a streams group is listed with its state and type, by cluster.inspect and ListGroups", async () => {
+    const { protocol, internalTopics } = (await corpusIndex()) as unknown as {
+      protocol: Protocol;
+      internalTopics: InternalTopics;
+    };
+    const streams = new StreamsGroups({ internalTopics, config: CONFIG, tickMs: 100 });
+    const cluster = await startCluster({ protocol, topics: { orders: 6 }, plugins: [streams.plugin] });
+    const node = cluster.nodes[0]!;
+    const member = new StreamsGroupMember({
+      host: node.host,
+      port: node.port,
+      groupId: "shop",
+      memberId: "member-a",
+      processId: "process-a",
+      topology: TOPOLOGY,
+    });
+    try {
+      await member.start();
+      // Its first heartbeat creates the group (at most 10 s here).
+      for (let i = 0; i < 200 && streams.coordinator.group("shop") === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const g = cluster.inspect.group("shop")!;
+      expect(g).toMatchObject({ groupId: "shop", type: "streams", protocolType: "streams", members: [] });
+      expect(g.state).toBe(streams.coordinator.groupState(streams.coordinator.group("shop")!));
+      const client = await KafkaTestClient.connect(node.host, node.port, cluster.cluster.protocol.untyped, {
+        timeoutMs: 5000,
+      });
+      try {
+        const listed = await client.call<{ groups: { groupId: string; groupType: string; protocolType: string }[] }>(
+          16,
+          5,
+          { statesFilter: [], typesFilter: ["streams"] },
+        );
+        expect(listed.body.groups.map((x) => [x.groupId, x.groupType, x.protocolType])).toEqual([
+          ["shop", "streams", "streams"],
+        ]);
+      } finally {
+        client.close();
+      }
+    } finally {
+      await member.close().catch(() => {});
+      await cluster.close();
     }
   });
 });

@@ -75,6 +75,16 @@ export class StreamsGroups {
       ...(this.options.clock === undefined ? {} : { clock: this.options.clock }),
     });
     this.installed = coordinator;
+    // ListGroups (and cluster.inspect) list streams groups too, as Kafka's group coordinator does
+    // (StreamsGroup: protocol type and group type "streams").
+    cluster.groupListers.add(() =>
+      coordinator.groupIds().map((groupId) => ({
+        groupId,
+        protocolType: "streams",
+        groupState: coordinator.groupState(coordinator.group(groupId)!),
+        groupType: "streams",
+      })),
+    );
     // The groups come back at once; the batches go back into __consumer_offsets on its first use
     // (plugins run before the nodes exist, and the topic's replicas need them).
     for (const [partition, batches] of this.options.restore ?? []) {
