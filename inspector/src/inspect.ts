@@ -1,0 +1,492 @@
+/**
+ * What the page shows for some bytes, without the DOM: the decoded tree, the byte span of each
+ * node that has one, and the errors at their offsets. A frame is read step by step (size prefix,
+ * header, body) rather than through `Protocol.decodeRequestFrame`, so that what decoded before an
+ * error is still shown.
+ */
+
+import { decodeRecords, type RecordSet } from "../../src/records/index.js";
+import {
+  KafkaWireError,
+  requestHeaderVersion,
+  responseHeaderVersion,
+  type MessageCodec,
+} from "../../src/runtime/index.js";
+import { toHex } from "./bytes.js";
+import type { SchemaSet } from "./sets.js";
+import { BATCH_FIELDS, batchFieldSpans, pick, RECORD_FIELDS } from "./records.js";
+
+/** The bytes of one field: `path` names a tree node (`body.topics[0].name`). */
+export interface Span {
+  readonly path: string;
+  /** Byte offset in the inspected bytes. */
+  readonly offset: number;
+  /** Number of bytes. */
+  readonly length: number;
+}
+
+/** One node of the decoded tree. */
+export interface TreeNode {
+  /** Unique in the tree: `header`, `body.topics[0].partitions[1]`, `body.….records.batches[0]`. */
+  readonly path: string;
+  /** What the tree shows as its name (`topics`, `[0]`). */
+  readonly name: string;
+  /** The leaf's value, or a struct's or array's summary. */
+  readonly value: string;
+  readonly children: readonly TreeNode[];
+}
+
+/** A decode error where it happened. */
+export interface Problem {
+  /** The library's stable code (`BUFFER_UNDERFLOW`), or `ERROR` for anything else. */
+  readonly code: string;
+  /** The field path inside the message or record set (as the error gives it), "" for the message itself. */
+  readonly path: string;
+  /** Byte offset in the inspected bytes; -1 when the error has none. */
+  readonly offset: number;
+  /** What went wrong, without the location. */
+  readonly reason: string;
+  /** Which part was being decoded: `header`, `body`, `body.….records`. */
+  readonly part: string;
+}
+
+/** Everything the page shows. */
+export interface Inspection {
+  readonly bytes: Uint8Array;
+  /** One line: message, version, header version, correlation id. */
+  readonly title: string;
+  readonly tree: readonly TreeNode[];
+  /** Every span known, in no particular order; a later span of the same path wins. */
+  readonly spans: readonly Span[];
+  readonly problems: readonly Problem[];
+  /** What the reader should know (a guessed version, a pairing, a re-encoding). */
+  readonly notes: readonly string[];
+}
+
+/**
+ * Field spans of one decoded message, relative paths (`topics[0].name`) and offsets in `bytes`:
+ * what branch `spans` provides. Null when none are available.
+ */
+export type FieldSpans = (
+  codec: MessageCodec<unknown>,
+  bytes: Uint8Array,
+  offset: number,
+  end: number,
+  version: number,
+) => readonly Span[] | null;
+
+/** How to read the bytes. */
+export type Kind = "auto" | "request" | "response" | "body";
+
+/** The reader's choices (or a file entry's). */
+export interface Choice {
+  readonly kind: Kind;
+  readonly set: SchemaSet;
+  /** Body: the message name. */
+  readonly message?: string | undefined;
+  /** Response: the api key of the request it answers. */
+  readonly apiKey?: number | undefined;
+  /** The api (or message) version; undefined: the request header's, or (body) the highest that decodes. */
+  readonly version?: number | undefined;
+  /** Notes to show with the result (e.g. where a file entry's pairing came from). */
+  readonly notes?: readonly string[];
+}
+
+/** Arrays longer than this show their first elements only (a Fetch of 100k partitions stays responsive). */
+export const MAX_CHILDREN = 500;
+
+/** Reads `bytes` as `choice` says; never throws (errors become problems). */
+export async function inspect(
+  bytes: Uint8Array,
+  choice: Choice,
+  fieldSpans: FieldSpans | null = null,
+): Promise<Inspection> {
+  const b = new Builder(bytes, fieldSpans);
+  for (const n of choice.notes ?? []) b.notes.push(n);
+  let kind = choice.kind;
+  if (kind === "auto") kind = detect(bytes, choice);
+  if (kind === "request") readRequest(b, choice);
+  else if (kind === "response") readResponse(b, choice);
+  else readBody(b, choice);
+  await b.expandRecords();
+  return b.result();
+}
+
+/**
+ * A frame whose size prefix matches its length is a request when it decodes as one (its header
+ * names an API of the set, and header and body use every byte); else a response when the reader
+ * picked an API, else a request (to show why it is not one).
+ */
+export function detect(bytes: Uint8Array, choice: Choice): Exclude<Kind, "auto"> {
+  if (!isFrame(bytes)) return "body";
+  if (choice.apiKey === undefined || readsAsRequest(bytes, choice.set) !== null) return "request";
+  return "response";
+}
+
+/** The api key, version and correlation id of a request frame that decodes completely, else null. */
+export function readsAsRequest(
+  bytes: Uint8Array,
+  set: SchemaSet,
+): { apiKey: number; version: number; correlationId: number } | null {
+  const protocol = set.protocol;
+  if (protocol === null || !isFrame(bytes) || bytes.length < 8) return null;
+  const apiKey = int16(bytes, 4);
+  const version = int16(bytes, 6);
+  const api = protocol.apis.get(apiKey);
+  if (api === undefined) return null;
+  try {
+    const header = protocol.requestHeaderCodec.decodeFrom(
+      bytes,
+      4,
+      bytes.length,
+      requestHeaderVersion(api.request, version),
+    );
+    const body = api.request.decodeFrom(bytes, header.offset, bytes.length, version);
+    return body.offset === bytes.length ? { apiKey, version, correlationId: header.message.correlationId } : null;
+  } catch {
+    return null;
+  }
+}
+
+/** True when the first 4 bytes (int32) say how many bytes follow. */
+export function isFrame(bytes: Uint8Array): boolean {
+  return bytes.length >= 4 && int32(bytes, 0) === bytes.length - 4;
+}
+
+function int16(b: Uint8Array, p: number): number {
+  return ((b[p]! << 24) | (b[p + 1]! << 16)) >> 16;
+}
+
+export function int32(b: Uint8Array, p: number): number {
+  return (b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!;
+}
+
+function readRequest(b: Builder, choice: Choice): void {
+  const { bytes } = b;
+  const protocol = choice.set.protocol;
+  if (!b.sizePrefix()) return;
+  if (protocol === null) {
+    b.problem("header", {
+      code: "ERROR",
+      path: "",
+      offset: 4,
+      reason: `${choice.set.label} has no RequestHeader: pick a body`,
+    });
+    return;
+  }
+  if (bytes.length < 8) {
+    b.problem("header", {
+      code: "BUFFER_UNDERFLOW",
+      path: "requestApiVersion",
+      offset: bytes.length,
+      reason: "the header needs an api key and version",
+    });
+    return;
+  }
+  const apiKey = int16(bytes, 4);
+  const version = choice.version ?? int16(bytes, 6);
+  const api = protocol.apis.get(apiKey);
+  if (api === undefined) {
+    b.problem("header", {
+      code: "UNSUPPORTED_VERSION",
+      path: "requestApiKey",
+      offset: 4,
+      reason: `no API with api key ${apiKey} in ${choice.set.label}`,
+    });
+    return;
+  }
+  const headerVersion = requestHeaderVersion(api.request, version);
+  const header = b.message("header", protocol.requestHeaderCodec, 4, headerVersion);
+  b.title = `${api.request.name} v${version} · request header v${headerVersion}`;
+  if (header === null) return;
+  const correlationId = (header.message as { correlationId: number }).correlationId;
+  b.title += ` · correlation id ${correlationId}`;
+  b.message("body", api.request, header.offset, version);
+}
+
+function readResponse(b: Builder, choice: Choice): void {
+  const protocol = choice.set.protocol;
+  if (!b.sizePrefix()) return;
+  const api = choice.apiKey === undefined ? undefined : protocol?.apis.get(choice.apiKey);
+  if (protocol === null || api === undefined) {
+    b.problem("header", {
+      code: "ERROR",
+      path: "",
+      offset: -1,
+      reason:
+        "a response frame does not say what it answers: pick its API and version (or open a file with the request before it)",
+    });
+    return;
+  }
+  const version = choice.version ?? api.response.validVersions.highest;
+  if (choice.version === undefined) b.notes.push(`no version chosen: read as the highest, v${version}`);
+  const headerVersion = responseHeaderVersion(api.response, version);
+  const header = b.message("header", protocol.responseHeaderCodec, 4, headerVersion);
+  b.title = `${api.response.name} v${version} · response header v${headerVersion}`;
+  if (header === null) return;
+  b.title += ` · correlation id ${(header.message as { correlationId: number }).correlationId}`;
+  b.message("body", api.response, header.offset, version);
+}
+
+function readBody(b: Builder, choice: Choice): void {
+  const codec = choice.message === undefined ? undefined : choice.set.messages.get(choice.message);
+  if (codec === undefined) {
+    b.problem("body", {
+      code: "ERROR",
+      path: "",
+      offset: -1,
+      reason: isFrame(b.bytes)
+        ? "pick how to read it: a request frame, a response frame (its API and version), or a body (its message)"
+        : "not a size-prefixed frame: pick the message (and version) of this body",
+    });
+    return;
+  }
+  const { lowest, highest } = codec.validVersions;
+  if (choice.version !== undefined) {
+    b.title = `${codec.name} v${choice.version}`;
+    b.message("body", codec, 0, choice.version);
+    return;
+  }
+  // No version given: the highest that decodes the whole input; else the highest's error.
+  for (let v = highest; v >= lowest; v--) {
+    try {
+      const r = codec.decodeFrom(b.bytes, 0, b.bytes.length, v);
+      if (r.offset !== b.bytes.length) continue;
+    } catch {
+      continue;
+    }
+    b.title = `${codec.name} v${v}`;
+    if (v !== highest || lowest !== highest)
+      b.notes.push(`version detected: v${v} is the highest that decodes every byte`);
+    b.message("body", codec, 0, v);
+    return;
+  }
+  b.title = `${codec.name} v${highest}`;
+  b.notes.push(`no version of ${codec.name} decodes these bytes; shown: v${highest}`);
+  b.message("body", codec, 0, highest);
+}
+
+/** A `records` field waiting for `decodeRecords`. */
+interface PendingRecords {
+  readonly path: string;
+  readonly view: Uint8Array;
+  readonly children: TreeNode[];
+}
+
+class Builder {
+  readonly tree: TreeNode[] = [];
+  readonly spans: Span[] = [];
+  readonly problems: Problem[] = [];
+  readonly notes: string[] = [];
+  readonly pending: PendingRecords[] = [];
+  title = "";
+
+  constructor(
+    readonly bytes: Uint8Array,
+    private readonly fieldSpans: FieldSpans | null,
+  ) {}
+
+  /** The size prefix node; false (with a problem) when it disagrees with the length. */
+  sizePrefix(): boolean {
+    const { bytes } = this;
+    if (bytes.length < 4) {
+      this.problem("size", {
+        code: "BUFFER_UNDERFLOW",
+        path: "",
+        offset: 0,
+        reason: `a frame needs a 4-byte size prefix, got ${bytes.length} bytes`,
+      });
+      return false;
+    }
+    const size = int32(bytes, 0);
+    this.tree.push({ path: "size", name: "size", value: String(size), children: [] });
+    this.spans.push({ path: "size", offset: 0, length: 4 });
+    if (size !== bytes.length - 4) {
+      this.problem("size", {
+        code: "INVALID_LENGTH",
+        path: "",
+        offset: 0,
+        reason: `size prefix says ${size} bytes, the frame has ${bytes.length - 4} after it`,
+      });
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Decodes one part (`header` or `body`) at `offset` to the end of the bytes (a body must use
+   * them all); adds its node and spans, or its problem. Returns the result, or null on error.
+   */
+  message(
+    part: "header" | "body",
+    codec: MessageCodec<unknown>,
+    offset: number,
+    version: number,
+  ): { message: unknown; offset: number } | null {
+    const { bytes } = this;
+    let r: { message: unknown; offset: number };
+    try {
+      r = codec.decodeFrom(bytes, offset, bytes.length, version);
+    } catch (e) {
+      this.problem(part, errorProblem(e));
+      return null;
+    }
+    const node = this.node(part, part, r.message);
+    this.tree.push({ ...node, value: `${codec.name} v${version} · ${r.offset - offset} bytes` });
+    this.spans.push({ path: part, offset, length: r.offset - offset });
+    for (const s of this.fieldSpans?.(codec, bytes, offset, r.offset, version) ?? []) {
+      this.spans.push({ path: s.path === "" ? part : `${part}.${s.path}`, offset: s.offset, length: s.length });
+    }
+    if (part === "body" && r.offset !== bytes.length) {
+      this.problem(part, {
+        code: "TRAILING_BYTES",
+        path: "",
+        offset: r.offset,
+        reason: `${bytes.length - r.offset} bytes remain after the body`,
+      });
+    }
+    return r;
+  }
+
+  problem(part: string, p: Omit<Problem, "part">): void {
+    this.problems.push({ ...p, part });
+  }
+
+  /** The node of a decoded value; a bytes view into the input gets its span, a `records` field waits for {@link expandRecords}. */
+  node(path: string, name: string, value: unknown): TreeNode {
+    if (value instanceof Uint8Array) {
+      this.viewSpan(path, value);
+      const children: TreeNode[] = [];
+      if (name === "records" && value.length > 0) this.pending.push({ path, view: value, children });
+      return { path, name, value: bytesSummary(value), children };
+    }
+    if (Array.isArray(value)) {
+      const children: TreeNode[] = [];
+      const n = Math.min(value.length, MAX_CHILDREN);
+      for (let i = 0; i < n; i++) children.push(this.node(`${path}[${i}]`, `[${i}]`, value[i]));
+      if (n < value.length) children.push(more(path, value.length - n));
+      return { path, name, value: `[${value.length}]`, children };
+    }
+    if (typeof value === "object" && value !== null) {
+      const children: TreeNode[] = [];
+      for (const [k, v] of Object.entries(value)) {
+        if (k === "_unknownTaggedFields" && Array.isArray(v) && v.length === 0) continue;
+        children.push(this.node(path === "" ? k : `${path}.${k}`, k, v));
+      }
+      return { path, name, value: "", children };
+    }
+    return { path, name, value: scalar(value), children: [] };
+  }
+
+  /** A view into the inspected bytes (zero-copy decoding) is its own span. */
+  viewSpan(path: string, view: Uint8Array): void {
+    const start = view.byteOffset - this.bytes.byteOffset;
+    if (view.buffer !== this.bytes.buffer || start < 0 || start + view.length > this.bytes.length) return;
+    this.spans.push({ path, offset: start, length: view.length });
+  }
+
+  /** Decodes each `records` field (record batches, kafka-wire/records) into its node's children. */
+  async expandRecords(): Promise<void> {
+    for (const { path, view, children } of this.pending) {
+      const base = view.byteOffset - this.bytes.byteOffset;
+      let set: RecordSet;
+      try {
+        set = await decodeRecords(view);
+      } catch (e) {
+        const p = errorProblem(e);
+        this.problem(`${path}`, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
+        continue;
+      }
+      set.batches.forEach((batch, i) => children.push(this.batchNode(`${path}.batches[${i}]`, i, batch, base)));
+      if (set.incompleteTail > 0) {
+        children.push({
+          path: `${path}.incompleteTail`,
+          name: "incompleteTail",
+          value: `${set.incompleteTail} bytes (a partial batch)`,
+          children: [],
+        });
+        this.spans.push({ path: `${path}.incompleteTail`, offset: base + set.validBytes, length: set.incompleteTail });
+      }
+    }
+  }
+
+  batchNode(path: string, index: number, batch: RecordSet["batches"][number], base: number): TreeNode {
+    const start = base + batch.byteOffset;
+    this.spans.push({ path, offset: start, length: batch.raw.length });
+    const children: TreeNode[] = [];
+    const format = batch.magic === 2 ? 2 : "legacy";
+    for (const [k, v] of Object.entries(pick(batch, BATCH_FIELDS[format])))
+      children.push({ path: `${path}.${k}`, name: k, value: scalar(v), children: [] });
+    if (batch.magic === 2) for (const s of batchFieldSpans(path, start)) this.spans.push(s);
+    let summary = `${batch.compression}`;
+    try {
+      const records = batch.records;
+      summary = `${records.length} record${records.length === 1 ? "" : "s"}, ${summary}`;
+      const list: TreeNode[] = [];
+      const n = Math.min(records.length, MAX_CHILDREN);
+      for (let i = 0; i < n; i++)
+        list.push(this.node(`${path}.records[${i}]`, `[${i}]`, pick(records[i]!, RECORD_FIELDS[format])));
+      if (n < records.length) list.push(more(`${path}.records`, records.length - n));
+      children.push({ path: `${path}.records`, name: "records", value: `[${records.length}]`, children: list });
+      if (batch.magic === 2 && batch.compression === "none") {
+        // Uncompressed records follow the 61-byte header back to back, each `sizeInBytes` long.
+        let at = start + 61;
+        for (let i = 0; i < n; i++) {
+          const r = records[i] as { sizeInBytes: number };
+          this.spans.push({ path: `${path}.records[${i}]`, offset: at, length: r.sizeInBytes });
+          at += r.sizeInBytes;
+        }
+      }
+    } catch (e) {
+      const p = errorProblem(e);
+      this.problem(path, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
+    }
+    return { path, name: `batches[${index}]`, value: `baseOffset ${batch.baseOffset} · ${summary}`, children };
+  }
+
+  result(): Inspection {
+    return {
+      bytes: this.bytes,
+      title: this.title,
+      tree: this.tree,
+      spans: this.spans,
+      problems: this.problems,
+      notes: this.notes,
+    };
+  }
+}
+
+function more(path: string, n: number): TreeNode {
+  return { path: `${path}[…]`, name: "…", value: `${n} more not shown`, children: [] };
+}
+
+function bytesSummary(v: Uint8Array): string {
+  const text = printable(v);
+  return `${v.length} bytes${v.length === 0 ? "" : ` · ${toHex(v, 16)}`}${text === null ? "" : ` · "${text}"`}`;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** The bytes as text when they are short printable UTF-8, else null. */
+function printable(v: Uint8Array): string | null {
+  if (v.length === 0 || v.length > 64) return null;
+  try {
+    const s = utf8.decode(v);
+    return /^[\P{C}]*$/u.test(s) ? s : null;
+  } catch {
+    return null;
+  }
+}
+
+function scalar(v: unknown): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (v instanceof Uint8Array) return bytesSummary(v);
+  if (typeof v === "object" && v !== null)
+    return JSON.stringify(v, (_k, x: unknown) => (typeof x === "bigint" ? String(x) : x));
+  return String(v);
+}
+
+function errorProblem(e: unknown): Omit<Problem, "part"> {
+  if (e instanceof KafkaWireError) return { code: e.code, path: e.path, offset: e.offset, reason: e.reason };
+  return { code: "ERROR", path: "", offset: -1, reason: e instanceof Error ? e.message : String(e) };
+}

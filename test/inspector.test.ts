@@ -1,0 +1,253 @@
+/**
+ * The inspector page (inspector/): built with vite into a temporary folder, opened from file://
+ * in Debian's headless Chromium (playwright-core), and driven as a user would: paste a frame,
+ * click a tree node, open a file of frames. Bodies come from Apache Kafka's golden vectors
+ * (../shared/golden), frames around them are worked out by hand below; the error case is
+ * compared with the library's own decode in Node. A screenshot goes to test-artifacts/.
+ */
+import { execFile } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { KafkaWireError } from "../src/runtime/index.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, describeChromium } from "./support/browser.js";
+import { fromHex, readGolden, toHex } from "./support/golden.js";
+import { describeShared, REPO_ROOT } from "./support/shared.js";
+
+const INSPECTOR = path.join(REPO_ROOT, "inspector");
+/** Where CI keeps what it shows (gitignored). */
+const ARTIFACTS = path.join(REPO_ROOT, "test-artifacts");
+
+/** `n` as `bytes` big-endian bytes of hex. */
+const be = (n: number, bytes: number): string =>
+  (n >>> 0)
+    .toString(16)
+    .padStart(8, "0")
+    .slice(8 - 2 * bytes);
+/** A frame: the int32 size of what follows, then it. */
+const frame = (hex: string): string => be(hex.length / 2, 4) + hex;
+/** `"tst"`, a classic (int16 length) string: header v1 and v2 client ids are this form. */
+const CLIENT_ID = "0003" + "747374";
+
+describeChromium("the inspector page in headless Chromium", () => {
+  describeShared("decoding Kafka's golden vectors", "golden", (golden) => {
+    let out: string;
+    let browser: Browser;
+    let page: Page;
+
+    const apiVersionsRequest = readGolden(path.join(golden, "kafka/ApiVersionsRequest.json")).find(
+      (v) => v.version === 3 && v.kind === "random",
+    )!;
+    const apiVersionsResponse = readGolden(path.join(golden, "kafka/ApiVersionsResponse.json")).find(
+      (v) => v.version === 3 && v.kind === "random",
+    )!;
+    const basic = (
+      JSON.parse(readFileSync(path.join(golden, "records/records-none.json"), "utf8")) as {
+        id: string;
+        hex: string;
+        batches: { baseOffset: string; crc: number; recordCount: number; records: { key: string; value: string }[] }[];
+      }[]
+    ).find((v) => v.id === "none/fixed/basic")!;
+
+    /**
+     * ApiVersions v3 request frame: header v2 (the request is flexible from v3): api key 18
+     * (int16), api version 3 (int16), correlation id 42 (int32), client id "tst" (a classic
+     * string even in header v2), no tagged fields (00); then the golden body.
+     */
+    const apiVersionsHeader = "0012" + "0003" + "0000002a" + CLIENT_ID + "00";
+    const apiVersionsFrame = frame(apiVersionsHeader + apiVersionsRequest.hex);
+    /** Its response: ApiVersions responses always use header v0 (KIP-511): correlation id 42 only. */
+    const apiVersionsResponseFrame = frame("0000002a" + apiVersionsResponse.hex);
+
+    /**
+     * Produce v3 (not flexible: header v1, classic strings and arrays) carrying the golden record
+     * batch: transactionalId null (ffff), acks 1, timeoutMs 30000, topicData [1] { name "t",
+     * partitionData [1] { index 0, records (int32 length, then the batch) } }.
+     */
+    const produceBody =
+      "ffff" +
+      "0001" +
+      "00007530" +
+      "00000001" +
+      "0001" +
+      "74" +
+      "00000001" +
+      "00000000" +
+      be(basic.hex.length / 2, 4) +
+      basic.hex;
+    const produceFrame = frame("0000" + "0003" + "00000007" + CLIENT_ID + produceBody);
+    /** size 4 + header (2 + 2 + 4 + 5) = 17; then 27 bytes of body before the records' bytes. */
+    const RECORDS_AT = 17 + 27;
+
+    beforeAll(async () => {
+      out = mkdtempSync(path.join(os.tmpdir(), "kafka-wire-inspector-"));
+      await promisify(execFile)("npx", ["tsx", "inspector/scripts/codecs.ts"], { cwd: REPO_ROOT });
+      const { build } = await import("vite");
+      await build({
+        root: INSPECTOR,
+        configFile: path.join(INSPECTOR, "vite.config.ts"),
+        logLevel: "warn",
+        build: { outDir: out },
+      });
+      browser = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        headless: true,
+        args: [...CHROMIUM_ARGS],
+        timeout: 60_000,
+      });
+      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(pathToFileURL(path.join(out, "index.html")).href);
+      await page.waitForSelector("body[data-ready]");
+      expect(errors).toEqual([]);
+    });
+
+    afterAll(async () => {
+      await browser?.close();
+      if (out !== undefined) rmSync(out, { recursive: true, force: true });
+    });
+
+    /** Makes the page decode (`act`), then waits until it has drawn the result. */
+    async function drawn(act: () => Promise<void>): Promise<void> {
+      const before = Number(await page.evaluate("document.body.dataset.shown ?? 0"));
+      await act();
+      await page.waitForFunction(`Number(document.body.dataset.shown ?? 0) > ${before}`);
+    }
+
+    async function paste(hex: string, kind = "auto", message = "", version = ""): Promise<void> {
+      await page.selectOption("#kind", kind);
+      await page.selectOption("#message", message);
+      await page.fill("#version", version);
+      await drawn(() => page.fill("#input", hex));
+    }
+
+    const text = async (selector: string): Promise<string> =>
+      (await page.locator(selector).first().textContent()) ?? "";
+    const value = (p: string): Promise<string> => text(`.node[data-path="${p}"] .v`);
+    /** The byte indexes of the highlighted hex cells. */
+    const highlighted = (): Promise<number[]> =>
+      page.$$eval("#hex .b.sel", (cells) => cells.map((c) => Number((c as HTMLElement).dataset["i"])));
+    const range = (from: number, length: number): number[] => Array.from({ length }, (_, i) => from + i);
+    async function select(p: string): Promise<number[]> {
+      await page.locator(`.node[data-path="${p}"]`).first().click();
+      return highlighted();
+    }
+
+    it("detects a request frame and shows its header and the golden body's fields", async () => {
+      await paste(apiVersionsFrame);
+      expect(await text("#title")).toBe("ApiVersionsRequest v3 · request header v2 · correlation id 42");
+      expect(await page.locator(".problem").count()).toBe(0);
+      expect(await value("header.requestApiKey")).toBe("18");
+      expect(await value("header.clientId")).toBe('"tst"');
+      const json = JSON.parse(apiVersionsRequest.jsonText) as Record<string, string>;
+      for (const [field, v] of Object.entries(json)) expect(await value(`body.${field}`)).toBe(JSON.stringify(v));
+      // One hex cell per byte.
+      expect(await page.locator("#hex .b").count()).toBe(apiVersionsFrame.length / 2);
+    });
+
+    it("highlights exactly the selected part's bytes", async () => {
+      await paste(apiVersionsFrame);
+      expect(await select("size")).toEqual(range(0, 4));
+      expect(await select("header")).toEqual(range(4, apiVersionsHeader.length / 2));
+      expect(await select("body")).toEqual(range(4 + apiVersionsHeader.length / 2, apiVersionsRequest.hex.length / 2));
+    });
+
+    it("expands a Produce request's record batch and highlights a records field, a batch header field and a record", async () => {
+      await paste(produceFrame);
+      expect(await text("#title")).toBe("ProduceRequest v3 · request header v1 · correlation id 7");
+      expect(await page.locator(".problem").count()).toBe(0);
+      const records = "body.topicData[0].partitionData[0].records";
+      const want = basic.batches[0]!;
+      expect(await value(`${records}.batches[0]`)).toBe(
+        `baseOffset ${want.baseOffset} · ${want.recordCount} records, none`,
+      );
+      expect(await value(`${records}.batches[0].crc`)).toBe(String(want.crc));
+      for (const [i, r] of want.records.entries()) {
+        expect(await value(`${records}.batches[0].records[${i}].key`)).toContain(
+          `"${Buffer.from(r.key, "base64").toString()}"`,
+        );
+        expect(await value(`${records}.batches[0].records[${i}].value`)).toContain(
+          `"${Buffer.from(r.value, "base64").toString()}"`,
+        );
+      }
+      expect(await select(records)).toEqual(range(RECORDS_AT, basic.hex.length / 2));
+      // The batch header: crc is the int32 at bytes 17-20 of the batch (protocol guide, "Record Batch").
+      expect(await select(`${records}.batches[0].crc`)).toEqual(range(RECORDS_AT + 17, 4));
+      const crcHex = basic.hex.slice(2 * 17, 2 * 21);
+      expect(Number.parseInt(crcHex, 16)).toBe(want.crc);
+      // A key: the record's bytes hold it as written ("key-0"), found by hand in the batch's hex.
+      const key0 = Buffer.from("key-0").toString("hex");
+      const keyAt = RECORDS_AT + basic.hex.indexOf(key0, 2 * 61) / 2;
+      expect(await select(`${records}.batches[0].records[0].key`)).toEqual(range(keyAt, 5));
+      // Clicking a hex cell selects the deepest field there.
+      await page.locator(`#hex .b[data-i="${keyAt + 2}"]`).click();
+      expect(await page.locator(".node.selected").getAttribute("data-path")).toBe(
+        `${records}.batches[0].records[0].key`,
+      );
+      await select(`${records}.batches[0].records[0]`);
+      mkdirSync(ARTIFACTS, { recursive: true });
+      await page.screenshot({ path: path.join(ARTIFACTS, "inspector.png"), fullPage: false });
+    });
+
+    it("shows a truncated body's error at its offset, as the library reports it", async () => {
+      const full = fromHex(apiVersionsRequest.hex);
+      const cut = full.subarray(0, 20);
+      await paste(toHex(cut), "body", "ApiVersionsRequest", "3");
+      // The same codec in Node: the page must show its code, path and offset.
+      const { ApiVersionsRequest } = (await import(path.join(INSPECTOR, ".codecs/kafka/ApiVersionsRequest.js"))) as {
+        ApiVersionsRequest: { decode(b: Uint8Array, v: number): unknown };
+      };
+      let error: KafkaWireError | undefined;
+      try {
+        ApiVersionsRequest.decode(cut, 3);
+      } catch (e) {
+        error = e as KafkaWireError;
+      }
+      expect(error).toBeInstanceOf(KafkaWireError);
+      const { code, offset, path: at } = error!;
+      // The first field is a compact string whose length (0xa7 0x01: 167 - 1 bytes) runs past the cut.
+      expect(at).toBe("clientSoftwareName");
+      expect(offset).toBeGreaterThanOrEqual(0);
+      expect(offset).toBeLessThanOrEqual(cut.length);
+      const problem = await text(".problem");
+      expect(problem).toContain(`${code} at byte ${offset} (body ${at})`);
+      expect(await page.$$eval("#hex .b.err", (c) => c.map((x) => Number((x as HTMLElement).dataset["i"])))).toEqual([
+        offset,
+      ]);
+    });
+
+    it("shows a frame whose size prefix disagrees with its length as an error at byte 0", async () => {
+      await paste(apiVersionsFrame.slice(0, -2), "request");
+      expect(await text(".problem")).toContain("INVALID_LENGTH at byte 0 (size)");
+      expect(await page.locator("#hex .b.err").getAttribute("data-i")).toBe("0");
+    });
+
+    it("opens a file of hex lines and pairs the response with its request by correlation id", async () => {
+      const file = `# an ApiVersions exchange\n${apiVersionsFrame}\n\n${apiVersionsResponseFrame}\n`;
+      await page.selectOption("#kind", "auto");
+      await drawn(() =>
+        page.setInputFiles("#file", { name: "frames.hex", mimeType: "text/plain", buffer: Buffer.from(file) }),
+      );
+      const labels = await page.$$eval("#entries li", (li) => li.map((x) => x.textContent));
+      expect(labels).toEqual([
+        "→ ApiVersions v3 request · correlation id 42",
+        "← ApiVersions v3 response · correlation id 42",
+      ]);
+      await drawn(() => page.locator("#entries li").nth(1).click());
+      expect(await text("#title")).toBe("ApiVersionsResponse v3 · response header v0 · correlation id 42");
+      expect(await page.locator(".problem").count()).toBe(0);
+      const json = JSON.parse(apiVersionsResponse.jsonText) as {
+        errorCode: number;
+        supportedFeatures: { name: string }[];
+      };
+      expect(await value("body.errorCode")).toBe(String(json.errorCode));
+      expect(await value("body.supportedFeatures[0].name")).toBe(JSON.stringify(json.supportedFeatures[0]!.name));
+      expect(await text("#notes")).toContain("paired with the request on line 2");
+    });
+  });
+});
