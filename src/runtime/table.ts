@@ -135,6 +135,8 @@ export interface PlannedField {
 /** One struct in one version: its fields that exist there, ordinary ones in wire order. */
 export interface PlannedStruct {
   readonly name: string;
+  /** Every field of the struct in schema order (present or not): the order of a decoded object's keys. */
+  readonly fields: readonly PlannedField[];
   /** Fields written in order (neither absent nor tagged in this version). */
   readonly regular: readonly PlannedField[];
   /** Tagged fields of this version, by tag. */
@@ -143,6 +145,11 @@ export interface PlannedStruct {
   readonly defaulted: readonly PlannedField[];
   /** Whether the struct ends with a tagged-field section in this version. */
   readonly flexible: boolean;
+  /**
+   * Every tag the struct's fields have in any version: a known tag in a version where its field is
+   * not tagged is an error (as Kafka's reader), not an unknown tagged field.
+   */
+  readonly knownTags: ReadonlySet<number>;
 }
 
 const PRIMITIVES: ReadonlySet<string> = new Set<PrimitiveName>([
@@ -195,10 +202,12 @@ export function compileTable(table: MessageTable, version: number): PlannedStruc
     if (rows === undefined) {
       throw new KafkaDecodeError("INVALID_VALUE", `the field table of ${table.name} has no struct ${name}`, -1);
     }
+    const fields: PlannedField[] = [];
     const regular: PlannedField[] = [];
     const tagged = new Map<number, PlannedField>();
     const defaulted: PlannedField[] = [];
-    const struct: PlannedStruct = { name, regular, tagged, defaulted, flexible };
+    const knownTags = new Set<number>();
+    const struct: PlannedStruct = { name, fields, regular, tagged, defaulted, flexible, knownTags };
     structs.set(name, struct); // before its fields: Kafka's structs never contain themselves, but a table could
     for (const [property, type, versions, options = {}] of rows) {
       const element = type.startsWith("[]") ? type.slice(2) : null;
@@ -223,6 +232,8 @@ export function compileTable(table: MessageTable, version: number): PlannedStruc
         tag: isTagged ? options.tag! : null,
         options,
       };
+      fields.push(field);
+      if (options.tag !== undefined) knownTags.add(options.tag);
       if (!present) defaulted.push(field);
       else if (isTagged) {
         tagged.set(options.tag!, field);
