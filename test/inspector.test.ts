@@ -154,7 +154,13 @@ describeChromium("the inspector page in headless Chromium", () => {
       await paste(apiVersionsFrame);
       expect(await select("size")).toEqual(range(0, 4));
       expect(await select("header")).toEqual(range(4, apiVersionsHeader.length / 2));
-      expect(await select("body")).toEqual(range(4 + apiVersionsHeader.length / 2, apiVersionsRequest.hex.length / 2));
+      const bodyAt = 4 + apiVersionsHeader.length / 2;
+      expect(await select("body")).toEqual(range(bodyAt, apiVersionsRequest.hex.length / 2));
+      // header.correlationId: the int32 after api key and version.
+      expect(await select("header.correlationId")).toEqual(range(8, 4));
+      // clientSoftwareName, a compact string: uvarint length+1 (a7 01 = 0x27 + 0x01 * 128 = 167), then 166 bytes.
+      expect(apiVersionsRequest.hex.slice(0, 4)).toBe("a701");
+      expect(await select("body.clientSoftwareName")).toEqual(range(bodyAt, 2 + 166));
     });
 
     it("expands a Produce request's record batch and highlights a records field, a batch header field and a record", async () => {
@@ -163,40 +169,47 @@ describeChromium("the inspector page in headless Chromium", () => {
       expect(await page.locator(".problem").count()).toBe(0);
       const records = "body.topicData[0].partitionData[0].records";
       const want = basic.batches[0]!;
-      expect(await value(`${records}.batches[0]`)).toBe(
-        `baseOffset ${want.baseOffset} · ${want.recordCount} records, none`,
-      );
-      expect(await value(`${records}.batches[0].crc`)).toBe(String(want.crc));
+      expect(await value(`${records}[0]`)).toBe(`baseOffset ${want.baseOffset} · ${want.recordCount} records, none`);
+      expect(await value(`${records}[0].crc`)).toBe(String(want.crc));
       for (const [i, r] of want.records.entries()) {
-        expect(await value(`${records}.batches[0].records[${i}].key`)).toContain(
+        expect(await value(`${records}[0].records[${i}].key`)).toContain(
           `"${Buffer.from(r.key, "base64").toString()}"`,
         );
-        expect(await value(`${records}.batches[0].records[${i}].value`)).toContain(
+        expect(await value(`${records}[0].records[${i}].value`)).toContain(
           `"${Buffer.from(r.value, "base64").toString()}"`,
         );
       }
-      expect(await select(records)).toEqual(range(RECORDS_AT, basic.hex.length / 2));
+      // The records field: its int32 length, then the batch.
+      expect(await select(records)).toEqual(range(RECORDS_AT - 4, 4 + basic.hex.length / 2));
       // The batch header: crc is the int32 at bytes 17-20 of the batch (protocol guide, "Record Batch").
-      expect(await select(`${records}.batches[0].crc`)).toEqual(range(RECORDS_AT + 17, 4));
+      expect(await select(`${records}[0].crc`)).toEqual(range(RECORDS_AT + 17, 4));
+      // compression is attribute bits 0-2: the attributes' int16 at bytes 21-22.
+      expect(await select(`${records}[0].compression`)).toEqual(range(RECORDS_AT + 21, 2));
       const crcHex = basic.hex.slice(2 * 17, 2 * 21);
       expect(Number.parseInt(crcHex, 16)).toBe(want.crc);
-      // A key: the record's bytes hold it as written ("key-0"), found by hand in the batch's hex.
+      // A key: its varint length (0a, the zigzag of 5), then "key-0" as written, found in the batch's hex.
       const key0 = Buffer.from("key-0").toString("hex");
       const keyAt = RECORDS_AT + basic.hex.indexOf(key0, 2 * 61) / 2;
-      expect(await select(`${records}.batches[0].records[0].key`)).toEqual(range(keyAt, 5));
+      expect(basic.hex.slice(2 * (keyAt - RECORDS_AT - 1), 2 * (keyAt - RECORDS_AT))).toBe("0a");
+      expect(await select(`${records}[0].records[0].key`)).toEqual(range(keyAt - 1, 6));
+      // The first record follows the 61-byte batch header: sizeInBytes 19 (golden), length varint included.
+      expect(await select(`${records}[0].records[0]`)).toEqual(range(RECORDS_AT + 61, 19));
       // Clicking a hex cell selects the deepest field there.
       await page.locator(`#hex .b[data-i="${keyAt + 2}"]`).click();
-      expect(await page.locator(".node.selected").getAttribute("data-path")).toBe(
-        `${records}.batches[0].records[0].key`,
-      );
-      await select(`${records}.batches[0].records[0]`);
+      expect(await page.locator(".node.selected").getAttribute("data-path")).toBe(`${records}[0].records[0].key`);
+      await select(`${records}[0].crc`);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, "inspector.png"), fullPage: false });
     });
 
-    it("shows a truncated body's error at its offset, as the library reports it", async () => {
-      const full = fromHex(apiVersionsRequest.hex);
-      const cut = full.subarray(0, 20);
+    it("shows a truncated body's error at its offset, as the library reports it, and what decoded before it", async () => {
+      // A body whose first string is short: the cut falls in the second, clientSoftwareVersion.
+      const vector = readGolden(path.join(golden, "kafka/ApiVersionsRequest.json")).find(
+        (v) => v.version === 3 && v.kind === "random" && v.hex.length < 200,
+      )!;
+      const json = JSON.parse(vector.jsonText) as { clientSoftwareName: string };
+      const firstLength = 1 + Buffer.byteLength(json.clientSoftwareName); // a one-byte uvarint, then UTF-8
+      const cut = fromHex(vector.hex).subarray(0, firstLength + 4);
       await paste(toHex(cut), "body", "ApiVersionsRequest", "3");
       // The same codec in Node: the page must show its code, path and offset.
       const { ApiVersionsRequest } = (await import(path.join(INSPECTOR, ".codecs/kafka/ApiVersionsRequest.js"))) as {
@@ -210,15 +223,15 @@ describeChromium("the inspector page in headless Chromium", () => {
       }
       expect(error).toBeInstanceOf(KafkaWireError);
       const { code, offset, path: at } = error!;
-      // The first field is a compact string whose length (0xa7 0x01: 167 - 1 bytes) runs past the cut.
-      expect(at).toBe("clientSoftwareName");
-      expect(offset).toBeGreaterThanOrEqual(0);
+      expect(at).toBe("clientSoftwareVersion");
+      expect(offset).toBeGreaterThanOrEqual(firstLength);
       expect(offset).toBeLessThanOrEqual(cut.length);
-      const problem = await text(".problem");
-      expect(problem).toContain(`${code} at byte ${offset} (body ${at})`);
-      expect(await page.$$eval("#hex .b.err", (c) => c.map((x) => Number((x as HTMLElement).dataset["i"])))).toEqual([
-        offset,
-      ]);
+      expect(await text(".problem")).toContain(`${code} at byte ${offset} (body ${at})`);
+      const errorCells = await page.$$eval("#hex .b.err", (c) => c.map((x) => Number((x as HTMLElement).dataset["i"])));
+      expect(errorCells).toEqual([offset]);
+      // The first field decoded: shown, with its bytes.
+      expect(await value("body.clientSoftwareName")).toBe(JSON.stringify(json.clientSoftwareName));
+      expect(await select("body.clientSoftwareName")).toEqual(range(0, firstLength));
     });
 
     it("shows a frame whose size prefix disagrees with its length as an error at byte 0", async () => {

@@ -2,19 +2,24 @@
  * What the page shows for some bytes, without the DOM: the decoded tree, the byte span of each
  * node that has one, and the errors at their offsets. A frame is read step by step (size prefix,
  * header, body) rather than through `Protocol.decodeRequestFrame`, so that what decoded before an
- * error is still shown.
+ * error is still shown. Each part is decoded with `decodeWithSpans` (the runtime's interpreter of
+ * the message's field table), which gives every field's bytes and, on an error, what it read
+ * before it; a part without a table falls back to its codec, and then only bytes fields (views
+ * into the input) have spans.
  */
 
 import { decodeRecords, type RecordSet } from "../../src/records/index.js";
+import { recordSpans } from "../../src/records/spans.js";
 import {
   KafkaWireError,
   requestHeaderVersion,
   responseHeaderVersion,
   type MessageCodec,
 } from "../../src/runtime/index.js";
+import { decodeWithSpans, spansOf, type ByteSpan } from "../../src/runtime/spans.js";
 import { toHex } from "./bytes.js";
+import { BATCH_FIELDS, DERIVED, pick, RECORD_FIELDS } from "./records.js";
 import type { SchemaSet } from "./sets.js";
-import { BATCH_FIELDS, batchFieldSpans, pick, RECORD_FIELDS } from "./records.js";
 
 /** The bytes of one field: `path` names a tree node (`body.topics[0].name`). */
 export interface Span {
@@ -63,18 +68,6 @@ export interface Inspection {
   readonly notes: readonly string[];
 }
 
-/**
- * Field spans of one decoded message, relative paths (`topics[0].name`) and offsets in `bytes`:
- * what branch `spans` provides. Null when none are available.
- */
-export type FieldSpans = (
-  codec: MessageCodec<unknown>,
-  bytes: Uint8Array,
-  offset: number,
-  end: number,
-  version: number,
-) => readonly Span[] | null;
-
 /** How to read the bytes. */
 export type Kind = "auto" | "request" | "response" | "body";
 
@@ -96,12 +89,8 @@ export interface Choice {
 export const MAX_CHILDREN = 500;
 
 /** Reads `bytes` as `choice` says; never throws (errors become problems). */
-export async function inspect(
-  bytes: Uint8Array,
-  choice: Choice,
-  fieldSpans: FieldSpans | null = null,
-): Promise<Inspection> {
-  const b = new Builder(bytes, fieldSpans);
+export async function inspect(bytes: Uint8Array, choice: Choice): Promise<Inspection> {
+  const b = new Builder(bytes, choice.set);
   for (const n of choice.notes ?? []) b.notes.push(n);
   let kind = choice.kind;
   if (kind === "auto") kind = detect(bytes, choice);
@@ -283,7 +272,7 @@ class Builder {
 
   constructor(
     readonly bytes: Uint8Array,
-    private readonly fieldSpans: FieldSpans | null,
+    private readonly set: SchemaSet,
   ) {}
 
   /** The size prefix node; false (with a problem) when it disagrees with the length. */
@@ -314,8 +303,9 @@ class Builder {
   }
 
   /**
-   * Decodes one part (`header` or `body`) at `offset` to the end of the bytes (a body must use
-   * them all); adds its node and spans, or its problem. Returns the result, or null on error.
+   * Decodes one part (`header` or `body`) at `offset` (a body must use every byte left); adds its
+   * node and spans, or what decoded before its error and the problem. Returns the decoded
+   * message and the offset after it, or null on error.
    */
   message(
     part: "header" | "body",
@@ -324,19 +314,32 @@ class Builder {
     version: number,
   ): { message: unknown; offset: number } | null {
     const { bytes } = this;
+    const table = this.set.tables.get(codec.name);
     let r: { message: unknown; offset: number };
+    let spans: readonly ByteSpan[] = [];
     try {
-      r = codec.decodeFrom(bytes, offset, bytes.length, version);
+      if (table === undefined) {
+        r = codec.decodeFrom(bytes, offset, bytes.length, version);
+      } else {
+        // Trailing bytes are the frame's business here (a header has its body after it).
+        const d = decodeWithSpans(table, bytes.subarray(offset), version, { allowTrailingBytes: true, recordSpans });
+        spans = d.spans;
+        r = { message: d.value, offset: offset + (spans[0]?.length ?? 0) };
+      }
     } catch (e) {
-      this.problem(part, errorProblem(e));
+      const partial = spansOf(e) ?? [];
+      this.addSpans(part, offset, partial);
+      this.tree.push(partialTree(part, codec, version, partial));
+      const p = errorProblem(e);
+      // The interpreter's offsets are those of the part's bytes, the codec's those of the input.
+      const shift = table === undefined || p.offset < 0 ? 0 : offset;
+      this.problem(part, { ...p, offset: p.offset + shift });
       return null;
     }
-    const node = this.node(part, part, r.message);
+    const node = this.node(part, part, r.message, table === undefined);
     this.tree.push({ ...node, value: `${codec.name} v${version} · ${r.offset - offset} bytes` });
     this.spans.push({ path: part, offset, length: r.offset - offset });
-    for (const s of this.fieldSpans?.(codec, bytes, offset, r.offset, version) ?? []) {
-      this.spans.push({ path: s.path === "" ? part : `${part}.${s.path}`, offset: s.offset, length: s.length });
-    }
+    this.addSpans(part, offset, spans);
     if (part === "body" && r.offset !== bytes.length) {
       this.problem(part, {
         code: "TRAILING_BYTES",
@@ -348,14 +351,35 @@ class Builder {
     return r;
   }
 
+  /**
+   * The interpreter's spans of a part (offsets from `offset`, paths under `part`); the fields a
+   * batch derives from a stored one get that field's bytes.
+   */
+  addSpans(part: string, offset: number, spans: readonly ByteSpan[]): void {
+    const byPath = new Map(spans.map((s) => [s.path, s]));
+    for (const s of spans) {
+      const path = s.path === "" ? part : `${part}.${s.path}`;
+      this.spans.push({ path, offset: offset + s.offset, length: s.length });
+      if (s.kind !== "batch") continue;
+      for (const [name, stored] of Object.entries(DERIVED)) {
+        const from = byPath.get(`${s.path}.${stored}`);
+        if (from !== undefined)
+          this.spans.push({ path: `${path}.${name}`, offset: offset + from.offset, length: from.length });
+      }
+    }
+  }
+
   problem(part: string, p: Omit<Problem, "part">): void {
     this.problems.push({ ...p, part });
   }
 
-  /** The node of a decoded value; a bytes view into the input gets its span, a `records` field waits for {@link expandRecords}. */
-  node(path: string, name: string, value: unknown): TreeNode {
+  /**
+   * The node of a decoded value; a `records` field waits for {@link expandRecords}. With
+   * `viewSpans` (no interpreter spans), a bytes view into the input is its own span.
+   */
+  node(path: string, name: string, value: unknown, viewSpans = false): TreeNode {
     if (value instanceof Uint8Array) {
-      this.viewSpan(path, value);
+      if (viewSpans) this.viewSpan(path, value);
       const children: TreeNode[] = [];
       if (name === "records" && value.length > 0) this.pending.push({ path, view: value, children });
       return { path, name, value: bytesSummary(value), children };
@@ -363,7 +387,7 @@ class Builder {
     if (Array.isArray(value)) {
       const children: TreeNode[] = [];
       const n = Math.min(value.length, MAX_CHILDREN);
-      for (let i = 0; i < n; i++) children.push(this.node(`${path}[${i}]`, `[${i}]`, value[i]));
+      for (let i = 0; i < n; i++) children.push(this.node(`${path}[${i}]`, `[${i}]`, value[i], viewSpans));
       if (n < value.length) children.push(more(path, value.length - n));
       return { path, name, value: `[${value.length}]`, children };
     }
@@ -371,7 +395,7 @@ class Builder {
       const children: TreeNode[] = [];
       for (const [k, v] of Object.entries(value)) {
         if (k === "_unknownTaggedFields" && Array.isArray(v) && v.length === 0) continue;
-        children.push(this.node(path === "" ? k : `${path}.${k}`, k, v));
+        children.push(this.node(path === "" ? k : `${path}.${k}`, k, v, viewSpans));
       }
       return { path, name, value: "", children };
     }
@@ -385,7 +409,11 @@ class Builder {
     this.spans.push({ path, offset: start, length: view.length });
   }
 
-  /** Decodes each `records` field (record batches, kafka-wire/records) into its node's children. */
+  /**
+   * Decodes each `records` field (kafka-wire/records) into its node's children: batches
+   * (`records[0]`), their header fields and records (`records[0].records[2].key`), as the
+   * interpreter's record spans name them.
+   */
   async expandRecords(): Promise<void> {
     for (const { path, view, children } of this.pending) {
       const base = view.byteOffset - this.bytes.byteOffset;
@@ -394,30 +422,27 @@ class Builder {
         set = await decodeRecords(view);
       } catch (e) {
         const p = errorProblem(e);
-        this.problem(`${path}`, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
+        this.problem(path, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
         continue;
       }
-      set.batches.forEach((batch, i) => children.push(this.batchNode(`${path}.batches[${i}]`, i, batch, base)));
+      set.batches.forEach((batch, i) => children.push(this.batchNode(`${path}[${i}]`, i, batch, base)));
       if (set.incompleteTail > 0) {
+        const tail = `${path}.$incomplete`;
         children.push({
-          path: `${path}.incompleteTail`,
-          name: "incompleteTail",
+          path: tail,
+          name: "incomplete",
           value: `${set.incompleteTail} bytes (a partial batch)`,
           children: [],
         });
-        this.spans.push({ path: `${path}.incompleteTail`, offset: base + set.validBytes, length: set.incompleteTail });
       }
     }
   }
 
   batchNode(path: string, index: number, batch: RecordSet["batches"][number], base: number): TreeNode {
-    const start = base + batch.byteOffset;
-    this.spans.push({ path, offset: start, length: batch.raw.length });
     const children: TreeNode[] = [];
     const format = batch.magic === 2 ? 2 : "legacy";
     for (const [k, v] of Object.entries(pick(batch, BATCH_FIELDS[format])))
       children.push({ path: `${path}.${k}`, name: k, value: scalar(v), children: [] });
-    if (batch.magic === 2) for (const s of batchFieldSpans(path, start)) this.spans.push(s);
     let summary = `${batch.compression}`;
     try {
       const records = batch.records;
@@ -428,20 +453,11 @@ class Builder {
         list.push(this.node(`${path}.records[${i}]`, `[${i}]`, pick(records[i]!, RECORD_FIELDS[format])));
       if (n < records.length) list.push(more(`${path}.records`, records.length - n));
       children.push({ path: `${path}.records`, name: "records", value: `[${records.length}]`, children: list });
-      if (batch.magic === 2 && batch.compression === "none") {
-        // Uncompressed records follow the 61-byte header back to back, each `sizeInBytes` long.
-        let at = start + 61;
-        for (let i = 0; i < n; i++) {
-          const r = records[i] as { sizeInBytes: number };
-          this.spans.push({ path: `${path}.records[${i}]`, offset: at, length: r.sizeInBytes });
-          at += r.sizeInBytes;
-        }
-      }
     } catch (e) {
       const p = errorProblem(e);
       this.problem(path, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
     }
-    return { path, name: `batches[${index}]`, value: `baseOffset ${batch.baseOffset} · ${summary}`, children };
+    return { path, name: `[${index}]`, value: `baseOffset ${batch.baseOffset} · ${summary}`, children };
   }
 
   result(): Inspection {
@@ -454,6 +470,36 @@ class Builder {
       notes: this.notes,
     };
   }
+}
+
+/**
+ * The tree of what decoded before an error, from the interpreter's spans (pre-order, with
+ * depths): fields and elements, with the values of those without parts of their own; `$` parts
+ * (lengths, markers, tagged-field sections) are left out.
+ */
+function partialTree(
+  part: string,
+  codec: MessageCodec<unknown>,
+  version: number,
+  spans: readonly ByteSpan[],
+): TreeNode {
+  const root: TreeNode = {
+    path: part,
+    name: part,
+    value: `${codec.name} v${version} · decoded up to the error`,
+    children: [],
+  };
+  const stack: { depth: number; node: TreeNode }[] = [{ depth: 0, node: root }];
+  for (const s of spans) {
+    if (s.path === "" || s.path.includes("$")) continue;
+    while (stack.length > 1 && stack[stack.length - 1]!.depth >= s.depth) stack.pop();
+    const name = /(\[\d+\]|[^.[\]]+)$/.exec(s.path)?.[1] ?? s.path;
+    const value = "value" in s ? scalar(s.value) : (s.type ?? "");
+    const node: TreeNode = { path: `${part}.${s.path}`, name, value, children: [] };
+    (stack[stack.length - 1]!.node.children as TreeNode[]).push(node);
+    stack.push({ depth: s.depth, node });
+  }
+  return root;
 }
 
 function more(path: string, n: number): TreeNode {

@@ -8,7 +8,6 @@ import { parseFile, type FileEntry } from "./file.js";
 import { pathAt, highlight } from "./highlight.js";
 import { inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
 import { schemaSets, type SchemaSet } from "./sets.js";
-import { fieldSpans } from "./spans.js";
 import "./style.css";
 
 /** Bytes beyond this are decoded but not drawn (a 64 KiB hex view is about 70k elements). */
@@ -95,7 +94,7 @@ async function decodeInput(): Promise<void> {
 
 async function decode(bytes: Uint8Array, c: Choice): Promise<void> {
   const mine = ++generation;
-  const result = await inspect(bytes, c, fieldSpans);
+  const result = await inspect(bytes, c);
   if (mine === generation) show(result);
 }
 

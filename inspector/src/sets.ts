@@ -4,10 +4,12 @@
  * drafts of the streams group messages, whose frames use Kafka's headers when those are there).
  */
 
+import { TABLES as STREAMS_TABLES } from "../.codecs/generated-tables.js";
 import { KAFKA } from "../.codecs/kafka.js";
 import { messages as streams } from "../../generated/index.js";
 import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js";
 import type { ApiCodecs, MessageCodec, RequestHeaderFields, ResponseHeaderFields } from "../../src/runtime/index.js";
+import type { MessageTable } from "../../src/runtime/table.js";
 
 /** What frames of a set are read with. */
 export interface SetProtocol {
@@ -24,6 +26,8 @@ export interface SchemaSet {
   readonly label: string;
   /** Every codec by message name. */
   readonly messages: ReadonlyMap<string, MessageCodec<unknown>>;
+  /** Every message's field table by name (what the spans are decoded with). */
+  readonly tables: ReadonlyMap<string, MessageTable>;
   /** Null when the set has no request and response headers: only bodies can be read. */
   readonly protocol: SetProtocol | null;
 }
@@ -32,6 +36,10 @@ function protocolOf(def: ProtocolDefinition): SetProtocol {
   // The inspector reads every version, the unstable latest ones too.
   const { apis } = defineProtocol({ ...def, unstableVersions: true });
   return { apis, requestHeaderCodec: def.requestHeader, responseHeaderCodec: def.responseHeader };
+}
+
+function tablesByName(list: readonly MessageTable[]): Map<string, MessageTable> {
+  return new Map(list.map((t) => [t.name, t]));
 }
 
 function byName(list: readonly MessageCodec<unknown>[]): Map<string, MessageCodec<unknown>> {
@@ -48,12 +56,18 @@ export function schemaSets(): SchemaSet[] {
       id: "kafka",
       label: `Apache Kafka (${KAFKA.label})`,
       messages: byName(Object.values(KAFKA.messages) as MessageCodec<unknown>[]),
+      tables: tablesByName(KAFKA.tables),
       protocol: protocolOf(def),
     });
     sets.push({
       id: "generated",
       label: "kafka-wire generated/ (KIP-1071 drafts; Kafka's headers)",
       messages: byName(own),
+      tables: new Map(
+        [...tablesByName(KAFKA.tables)]
+          .filter(([n]) => n === "RequestHeader" || n === "ResponseHeader")
+          .concat([...tablesByName(STREAMS_TABLES)]),
+      ),
       protocol: protocolOf({ requestHeader: def.requestHeader, responseHeader: def.responseHeader, messages: own }),
     });
   } else {
@@ -61,6 +75,7 @@ export function schemaSets(): SchemaSet[] {
       id: "generated",
       label: "kafka-wire generated/ (KIP-1071 drafts; bodies only)",
       messages: byName(own),
+      tables: tablesByName(STREAMS_TABLES),
       protocol: null,
     });
   }
