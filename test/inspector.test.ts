@@ -87,12 +87,10 @@ describeChromium("the inspector page in headless Chromium", () => {
       out = mkdtempSync(path.join(os.tmpdir(), "kafka-wire-inspector-"));
       await promisify(execFile)("npx", ["tsx", "inspector/scripts/codecs.ts"], { cwd: REPO_ROOT });
       const { build } = await import("vite");
-      await build({
-        root: INSPECTOR,
-        configFile: path.join(INSPECTOR, "vite.config.ts"),
-        logLevel: "warn",
-        build: { outDir: out },
-      });
+      const quiet = { root: INSPECTOR, logLevel: "warn" } as const;
+      await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.config.ts"), build: { outDir: out } });
+      const assets = path.join(out, "assets");
+      await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.codecs.config.ts"), build: { outDir: assets } });
       browser = await chromium.launch({
         executablePath: CHROMIUM_PATH,
         headless: true,
@@ -261,6 +259,34 @@ describeChromium("the inspector page in headless Chromium", () => {
       expect(await value("body.errorCode")).toBe(String(json.errorCode));
       expect(await value("body.supportedFeatures[0].name")).toBe(JSON.stringify(json.supportedFeatures[0]!.name));
       expect(await text("#notes")).toContain("paired with the request on line 2");
+    });
+
+    it("opens a proxy log (--log jsonl) and shows each body's bytes, encoded again from its Kafka JSON", async () => {
+      // Lines as proxy/src/log.ts writes them (formatLogLine: the entry's fields, then "body").
+      const line = (direction: string, json: string, extra = ""): string =>
+        `{"time":"2026-12-01T00:00:00.000Z","connection":0,"direction":"${direction}","apiKey":18,"api":"ApiVersions",` +
+        `"apiVersion":3,"correlationId":42,${extra}"size":0,"body":${json}}`;
+      const log = [
+        '{"time":"2026-12-01T00:00:00.000Z","connection":0,"direction":"connection","event":"open","detail":"127.0.0.1:5000 -> broker"}',
+        line("request", apiVersionsRequest.jsonText),
+        line("response", apiVersionsResponse.jsonText, '"latencyMs":1,'),
+      ].join("\n");
+      await drawn(() =>
+        page.setInputFiles("#file", { name: "proxy.jsonl", mimeType: "application/json", buffer: Buffer.from(log) }),
+      );
+      const labels = await page.$$eval("#entries li", (li) => li.map((x) => x.textContent));
+      expect(labels).toEqual([
+        "connection 0 open: 127.0.0.1:5000 -> broker",
+        "→ ApiVersions v3 request · correlation id 42",
+        "← ApiVersions v3 response · correlation id 42",
+      ]);
+      // The first entry with bytes opens: the request body, Kafka's golden bytes.
+      const cells = await page.$$eval("#hex .b", (c) => c.map((x) => x.textContent).join(""));
+      expect(cells).toBe(apiVersionsRequest.hex);
+      expect(await text("#title")).toBe("ApiVersionsRequest v3");
+      await drawn(() => page.locator("#entries li").nth(2).click());
+      expect(await page.$$eval("#hex .b", (c) => c.map((x) => x.textContent).join(""))).toBe(apiVersionsResponse.hex);
+      expect(await text("#notes")).toContain("encoded again from the log's Kafka JSON");
     });
   });
 });

@@ -10,6 +10,7 @@
 import { parse, stringify } from "lossless-json";
 import { parseBytes } from "./bytes.js";
 import { int32, isFrame, readsAsRequest, type Choice } from "./inspect.js";
+import type { CodecSets } from "./codecs.js";
 import type { SchemaSet } from "./sets.js";
 
 /** One entry of the file: what the list shows and how to read its bytes. */
@@ -26,8 +27,16 @@ export interface FileEntry {
 /** Lines beyond this are not read (a file of a day's traffic stays a bounded amount of work). */
 export const MAX_ENTRIES = 5000;
 
-/** The entries of a file, in order, with responses paired to their requests. */
-export function parseFile(text: string, set: SchemaSet): FileEntry[] {
+/** True when the text has a JSON line (a proxy log): reading it needs the codecs. */
+export function hasLogLines(text: string): boolean {
+  return /^\s*\{/m.test(text);
+}
+
+/**
+ * The entries of a file, in order, with responses paired to their requests. `codecs` (see
+ * codecs.ts) encode a proxy log's JSON bodies; without them log lines say so.
+ */
+export function parseFile(text: string, set: SchemaSet, codecs: CodecSets | null = null): FileEntry[] {
   const entries: FileEntry[] = [];
   // correlation id -> the request that used it last (a client may reuse ids after they wrap).
   const requests = new Map<number, { apiKey: number; version: number; line: number }>();
@@ -35,7 +44,7 @@ export function parseFile(text: string, set: SchemaSet): FileEntry[] {
   for (let i = 0; i < lines.length && entries.length < MAX_ENTRIES; i++) {
     const line = lines[i]!.trim();
     if (line === "" || line.startsWith("#")) continue;
-    entries.push(line.startsWith("{") ? logEntry(line, i + 1, set) : frameEntry(line, i + 1, set, requests));
+    entries.push(line.startsWith("{") ? logEntry(line, i + 1, set, codecs) : frameEntry(line, i + 1, set, requests));
   }
   return entries;
 }
@@ -92,7 +101,7 @@ function frameEntry(
   };
 }
 
-function logEntry(text: string, line: number, set: SchemaSet): FileEntry {
+function logEntry(text: string, line: number, set: SchemaSet, codecs: CodecSets | null): FileEntry {
   let entry: Record<string, unknown>;
   try {
     entry = parse(text) as Record<string, unknown>;
@@ -111,7 +120,9 @@ function logEntry(text: string, line: number, set: SchemaSet): FileEntry {
   const arrow = direction === "request" ? "→" : "←";
   const label = `${arrow} ${String(entry["api"] ?? `api key ${apiKey}`)} v${version} ${direction} · correlation id ${num(entry["correlationId"])}`;
   const api = set.protocol?.apis.get(apiKey);
-  const codec = direction === "request" ? api?.request : api?.response;
+  const name = direction === "request" ? api?.request.name : api?.response.name;
+  const all = codecs?.[set.id];
+  const codec = name === undefined || all == null ? undefined : all[name];
   const unread =
     entry["opaque"] === true
       ? `passed through unread${entry["error"] === undefined ? "" : `: ${String(entry["error"])}`}`
@@ -119,7 +130,11 @@ function logEntry(text: string, line: number, set: SchemaSet): FileEntry {
   if (unread !== null || entry["body"] === undefined || codec === undefined) {
     const error =
       unread ??
-      (codec === undefined ? `no ${direction} codec for api key ${apiKey} in this set` : "no body in the log");
+      (all == null
+        ? "the codecs (assets/codecs.js) did not load: the log's Kafka JSON cannot be encoded again"
+        : codec === undefined
+          ? `no ${direction} codec for api key ${apiKey} in this set`
+          : "no body in the log");
     return { line, label, bytes: null, choice: { kind: "auto" }, error };
   }
   try {

@@ -3,9 +3,8 @@
  * node that has one, and the errors at their offsets. A frame is read step by step (size prefix,
  * header, body) rather than through `Protocol.decodeRequestFrame`, so that what decoded before an
  * error is still shown. Each part is decoded with `decodeWithSpans` (the runtime's interpreter of
- * the message's field table), which gives every field's bytes and, on an error, what it read
- * before it; a part without a table falls back to its codec, and then only bytes fields (views
- * into the input) have spans.
+ * the message's field table, equal to its generated decoder), which gives every field's bytes
+ * and, on an error, what it read before it.
  */
 
 import { decodeRecords, type RecordSet } from "../../src/records/index.js";
@@ -19,7 +18,7 @@ import {
 import { decodeWithSpans, spansOf, type ByteSpan } from "../../src/runtime/spans.js";
 import { toHex } from "./bytes.js";
 import { BATCH_FIELDS, DERIVED, pick, RECORD_FIELDS } from "./records.js";
-import type { SchemaSet } from "./sets.js";
+import type { SchemaSet, SetMessage } from "./sets.js";
 
 /** The bytes of one field: `path` names a tree node (`body.topics[0].name`). */
 export interface Span {
@@ -90,7 +89,7 @@ export const MAX_CHILDREN = 500;
 
 /** Reads `bytes` as `choice` says; never throws (errors become problems). */
 export async function inspect(bytes: Uint8Array, choice: Choice): Promise<Inspection> {
-  const b = new Builder(bytes, choice.set);
+  const b = new Builder(bytes);
   for (const n of choice.notes ?? []) b.notes.push(n);
   let kind = choice.kind;
   if (kind === "auto") kind = detect(bytes, choice);
@@ -124,17 +123,40 @@ export function readsAsRequest(
   const api = protocol.apis.get(apiKey);
   if (api === undefined) return null;
   try {
-    const header = protocol.requestHeaderCodec.decodeFrom(
-      bytes,
-      4,
-      bytes.length,
-      requestHeaderVersion(api.request, version),
-    );
-    const body = api.request.decodeFrom(bytes, header.offset, bytes.length, version);
-    return body.offset === bytes.length ? { apiKey, version, correlationId: header.message.correlationId } : null;
+    const header = decodePart(protocol.requestHeader, bytes, 4, requestHeaderVersion(codecView(api.request), version));
+    const body = decodePart(api.request, bytes, header.end, version);
+    const correlationId = (header.value as { correlationId: number }).correlationId;
+    return body.end === bytes.length ? { apiKey, version, correlationId } : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Decodes one part (a header or body) of `bytes` at `offset` with its field table; `end` is the
+ * offset after it (trailing bytes are the caller's business: a header has its body after it).
+ * @throws KafkaDecodeError as the message's generated decoder, with the spans read so far.
+ */
+function decodePart(
+  m: SetMessage,
+  bytes: Uint8Array,
+  offset: number,
+  version: number,
+  records = false,
+): { value: unknown; end: number; spans: readonly ByteSpan[] } {
+  const d = decodeWithSpans(m.table, bytes.subarray(offset), version, {
+    allowTrailingBytes: true,
+    ...(records ? { recordSpans } : {}),
+  });
+  return { value: d.value, end: offset + (d.spans[0]?.length ?? 0), spans: d.spans };
+}
+
+/**
+ * A message as the runtime's header-version functions see it: they read only its api key,
+ * flexible versions and header versions, which a set's message has.
+ */
+function codecView(m: SetMessage): MessageCodec<unknown> {
+  return m as unknown as MessageCodec<unknown>;
 }
 
 /** True when the first 4 bytes (int32) say how many bytes follow. */
@@ -184,8 +206,8 @@ function readRequest(b: Builder, choice: Choice): void {
     });
     return;
   }
-  const headerVersion = requestHeaderVersion(api.request, version);
-  const header = b.message("header", protocol.requestHeaderCodec, 4, headerVersion);
+  const headerVersion = requestHeaderVersion(codecView(api.request), version);
+  const header = b.message("header", protocol.requestHeader, 4, headerVersion);
   b.title = `${api.request.name} v${version} · request header v${headerVersion}`;
   if (header === null) return;
   const correlationId = (header.message as { correlationId: number }).correlationId;
@@ -209,8 +231,8 @@ function readResponse(b: Builder, choice: Choice): void {
   }
   const version = choice.version ?? api.response.validVersions.highest;
   if (choice.version === undefined) b.notes.push(`no version chosen: read as the highest, v${version}`);
-  const headerVersion = responseHeaderVersion(api.response, version);
-  const header = b.message("header", protocol.responseHeaderCodec, 4, headerVersion);
+  const headerVersion = responseHeaderVersion(codecView(api.response), version);
+  const header = b.message("header", protocol.responseHeader, 4, headerVersion);
   b.title = `${api.response.name} v${version} · response header v${headerVersion}`;
   if (header === null) return;
   b.title += ` · correlation id ${(header.message as { correlationId: number }).correlationId}`;
@@ -239,8 +261,7 @@ function readBody(b: Builder, choice: Choice): void {
   // No version given: the highest that decodes the whole input; else the highest's error.
   for (let v = highest; v >= lowest; v--) {
     try {
-      const r = codec.decodeFrom(b.bytes, 0, b.bytes.length, v);
-      if (r.offset !== b.bytes.length) continue;
+      if (decodePart(codec, b.bytes, 0, v).end !== b.bytes.length) continue;
     } catch {
       continue;
     }
@@ -270,10 +291,7 @@ class Builder {
   readonly pending: PendingRecords[] = [];
   title = "";
 
-  constructor(
-    readonly bytes: Uint8Array,
-    private readonly set: SchemaSet,
-  ) {}
+  constructor(readonly bytes: Uint8Array) {}
 
   /** The size prefix node; false (with a problem) when it disagrees with the length. */
   sizePrefix(): boolean {
@@ -309,46 +327,36 @@ class Builder {
    */
   message(
     part: "header" | "body",
-    codec: MessageCodec<unknown>,
+    codec: SetMessage,
     offset: number,
     version: number,
   ): { message: unknown; offset: number } | null {
     const { bytes } = this;
-    const table = this.set.tables.get(codec.name);
-    let r: { message: unknown; offset: number };
-    let spans: readonly ByteSpan[] = [];
+    let r: { value: unknown; end: number; spans: readonly ByteSpan[] };
     try {
-      if (table === undefined) {
-        r = codec.decodeFrom(bytes, offset, bytes.length, version);
-      } else {
-        // Trailing bytes are the frame's business here (a header has its body after it).
-        const d = decodeWithSpans(table, bytes.subarray(offset), version, { allowTrailingBytes: true, recordSpans });
-        spans = d.spans;
-        r = { message: d.value, offset: offset + (spans[0]?.length ?? 0) };
-      }
+      r = decodePart(codec, bytes, offset, version, true);
     } catch (e) {
       const partial = spansOf(e) ?? [];
       this.addSpans(part, offset, partial);
       this.tree.push(partialTree(part, codec, version, partial));
       const p = errorProblem(e);
-      // The interpreter's offsets are those of the part's bytes, the codec's those of the input.
-      const shift = table === undefined || p.offset < 0 ? 0 : offset;
-      this.problem(part, { ...p, offset: p.offset + shift });
+      // The interpreter's offsets are those of the part's bytes.
+      this.problem(part, { ...p, offset: p.offset < 0 ? -1 : p.offset + offset });
       return null;
     }
-    const node = this.node(part, part, r.message, table === undefined);
-    this.tree.push({ ...node, value: `${codec.name} v${version} · ${r.offset - offset} bytes` });
-    this.spans.push({ path: part, offset, length: r.offset - offset });
-    this.addSpans(part, offset, spans);
-    if (part === "body" && r.offset !== bytes.length) {
+    const node = this.node(part, part, r.value);
+    this.tree.push({ ...node, value: `${codec.name} v${version} · ${r.end - offset} bytes` });
+    this.spans.push({ path: part, offset, length: r.end - offset });
+    this.addSpans(part, offset, r.spans);
+    if (part === "body" && r.end !== bytes.length) {
       this.problem(part, {
         code: "TRAILING_BYTES",
         path: "",
-        offset: r.offset,
-        reason: `${bytes.length - r.offset} bytes remain after the body`,
+        offset: r.end,
+        reason: `${bytes.length - r.end} bytes remain after the body`,
       });
     }
-    return r;
+    return { message: r.value, offset: r.end };
   }
 
   /**
@@ -373,13 +381,9 @@ class Builder {
     this.problems.push({ ...p, part });
   }
 
-  /**
-   * The node of a decoded value; a `records` field waits for {@link expandRecords}. With
-   * `viewSpans` (no interpreter spans), a bytes view into the input is its own span.
-   */
-  node(path: string, name: string, value: unknown, viewSpans = false): TreeNode {
+  /** The node of a decoded value; a `records` field waits for {@link expandRecords}. */
+  node(path: string, name: string, value: unknown): TreeNode {
     if (value instanceof Uint8Array) {
-      if (viewSpans) this.viewSpan(path, value);
       const children: TreeNode[] = [];
       if (name === "records" && value.length > 0) this.pending.push({ path, view: value, children });
       return { path, name, value: bytesSummary(value), children };
@@ -387,7 +391,7 @@ class Builder {
     if (Array.isArray(value)) {
       const children: TreeNode[] = [];
       const n = Math.min(value.length, MAX_CHILDREN);
-      for (let i = 0; i < n; i++) children.push(this.node(`${path}[${i}]`, `[${i}]`, value[i], viewSpans));
+      for (let i = 0; i < n; i++) children.push(this.node(`${path}[${i}]`, `[${i}]`, value[i]));
       if (n < value.length) children.push(more(path, value.length - n));
       return { path, name, value: `[${value.length}]`, children };
     }
@@ -395,18 +399,11 @@ class Builder {
       const children: TreeNode[] = [];
       for (const [k, v] of Object.entries(value)) {
         if (k === "_unknownTaggedFields" && Array.isArray(v) && v.length === 0) continue;
-        children.push(this.node(path === "" ? k : `${path}.${k}`, k, v, viewSpans));
+        children.push(this.node(path === "" ? k : `${path}.${k}`, k, v));
       }
       return { path, name, value: "", children };
     }
     return { path, name, value: scalar(value), children: [] };
-  }
-
-  /** A view into the inspected bytes (zero-copy decoding) is its own span. */
-  viewSpan(path: string, view: Uint8Array): void {
-    const start = view.byteOffset - this.bytes.byteOffset;
-    if (view.buffer !== this.bytes.buffer || start < 0 || start + view.length > this.bytes.length) return;
-    this.spans.push({ path, offset: start, length: view.length });
   }
 
   /**
@@ -477,12 +474,7 @@ class Builder {
  * depths): fields and elements, with the values of those without parts of their own; `$` parts
  * (lengths, markers, tagged-field sections) are left out.
  */
-function partialTree(
-  part: string,
-  codec: MessageCodec<unknown>,
-  version: number,
-  spans: readonly ByteSpan[],
-): TreeNode {
+function partialTree(part: string, codec: SetMessage, version: number, spans: readonly ByteSpan[]): TreeNode {
   const root: TreeNode = {
     path: part,
     name: part,

@@ -4,7 +4,8 @@
  */
 
 import { byteHex, parseBytes } from "./bytes.js";
-import { parseFile, type FileEntry } from "./file.js";
+import { loadCodecs } from "./codecs.js";
+import { hasLogLines, parseFile, type FileEntry } from "./file.js";
 import { pathAt, highlight } from "./highlight.js";
 import { inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
 import { schemaSets, type SchemaSet } from "./sets.js";
@@ -237,7 +238,8 @@ async function openEntry(i: number): Promise<void> {
 }
 
 async function openFile(file: File): Promise<void> {
-  entries = parseFile(await file.text(), set());
+  const text = await file.text();
+  entries = parseFile(text, set(), hasLogLines(text) ? await loadCodecs() : null);
   drawEntries();
   const first = entries.findIndex((e) => e.bytes !== null);
   if (first >= 0) await openEntry(first);

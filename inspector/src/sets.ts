@@ -1,83 +1,128 @@
 /**
- * The schema sets the page can read with: Apache Kafka's client messages (generated at build
- * time into .codecs/, see scripts/codecs.ts) and the repository's own generated/ (the KIP-1071
- * drafts of the streams group messages, whose frames use Kafka's headers when those are there).
+ * The schema sets the page reads with: Apache Kafka's client messages (generated at build time
+ * into .codecs/, see scripts/codecs.ts) and the repository's own generated/ (the KIP-1071 drafts
+ * of the streams group messages, whose frames use Kafka's headers when those are there). A set
+ * is field tables (what `decodeWithSpans` reads) and what framing needs of each message; the
+ * codecs themselves are not in the page's bundle (see codecs.ts).
  */
 
-import { TABLES as STREAMS_TABLES } from "../.codecs/generated-tables.js";
-import { KAFKA } from "../.codecs/kafka.js";
-import { messages as streams } from "../../generated/index.js";
-import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js";
-import type { ApiCodecs, MessageCodec, RequestHeaderFields, ResponseHeaderFields } from "../../src/runtime/index.js";
-import type { MessageTable } from "../../src/runtime/table.js";
+import { generatedInfo, generatedTables, KAFKA_LABEL, kafkaInfo, kafkaTables } from "../.codecs/sets.js";
+import type { HeaderVersionRange, MessageType, VersionRange } from "../../src/runtime/index.js";
+import { parseTableVersions, type MessageTable } from "../../src/runtime/table.js";
+
+/** What framing needs of a message beyond its table (its generated codec's metadata). */
+export interface MessageInfo {
+  readonly name: string;
+  readonly apiKey: number | null;
+  readonly type: MessageType;
+  /** The schema's `headerVersions`, when it has them (KIP-1313). */
+  readonly headerVersions?: readonly HeaderVersionRange[];
+}
+
+/**
+ * One message of a set: its table, and the fields of its codec that the runtime's
+ * `requestHeaderVersion` / `responseHeaderVersion` read (name, api key, versions, header versions).
+ */
+export interface SetMessage extends MessageInfo {
+  readonly table: MessageTable;
+  readonly validVersions: VersionRange;
+  readonly flexibleVersions: VersionRange | null;
+}
+
+/** A request and its response. */
+export interface SetApi {
+  readonly apiKey: number;
+  /** The name without Request/Response (`ApiVersions`). */
+  readonly name: string;
+  readonly request: SetMessage;
+  readonly response: SetMessage;
+}
 
 /** What frames of a set are read with. */
 export interface SetProtocol {
   /** Every API with a request and a response, by api key. */
-  readonly apis: ReadonlyMap<number, ApiCodecs>;
-  readonly requestHeaderCodec: MessageCodec<RequestHeaderFields>;
-  readonly responseHeaderCodec: MessageCodec<ResponseHeaderFields>;
+  readonly apis: ReadonlyMap<number, SetApi>;
+  readonly requestHeader: SetMessage;
+  readonly responseHeader: SetMessage;
 }
 
 /** One schema set. */
 export interface SchemaSet {
-  /** Stable id (the page's `set` select and URL). */
-  readonly id: string;
+  /** `kafka` or `generated`: the select's value, and the key of the set's codecs in codecs.ts. */
+  readonly id: "kafka" | "generated";
   readonly label: string;
-  /** Every codec by message name. */
-  readonly messages: ReadonlyMap<string, MessageCodec<unknown>>;
-  /** Every message's field table by name (what the spans are decoded with). */
-  readonly tables: ReadonlyMap<string, MessageTable>;
+  /** Every message by name, sorted. */
+  readonly messages: ReadonlyMap<string, SetMessage>;
   /** Null when the set has no request and response headers: only bodies can be read. */
   readonly protocol: SetProtocol | null;
 }
 
-function protocolOf(def: ProtocolDefinition): SetProtocol {
-  // The inspector reads every version, the unstable latest ones too.
-  const { apis } = defineProtocol({ ...def, unstableVersions: true });
-  return { apis, requestHeaderCodec: def.requestHeader, responseHeaderCodec: def.responseHeader };
+function messagesOf(tables: readonly MessageTable[], info: readonly MessageInfo[]): SetMessage[] {
+  const byName = new Map(info.map((i) => [i.name, i]));
+  return tables.map((table) => {
+    const flexible = parseTableVersions(table.flexibleVersions);
+    return {
+      ...byName.get(table.name)!,
+      table,
+      validVersions: parseTableVersions(table.validVersions),
+      flexibleVersions: flexible.lowest > flexible.highest ? null : flexible,
+    };
+  });
 }
 
-function tablesByName(list: readonly MessageTable[]): Map<string, MessageTable> {
-  return new Map(list.map((t) => [t.name, t]));
+/** Pairs requests and responses by api key (as the runtime's `defineProtocol`). */
+function protocolOf(
+  messages: readonly SetMessage[],
+  requestHeader: SetMessage,
+  responseHeader: SetMessage,
+): SetProtocol {
+  const responses = new Map<number, SetMessage>();
+  for (const m of messages) if (m.type === "response" && m.apiKey !== null) responses.set(m.apiKey, m);
+  const apis = new Map<number, SetApi>();
+  for (const request of [...messages].sort((a, b) => (a.apiKey ?? 0) - (b.apiKey ?? 0))) {
+    const response = request.apiKey === null ? undefined : responses.get(request.apiKey);
+    if (request.type !== "request" || response === undefined) continue;
+    apis.set(request.apiKey!, {
+      apiKey: request.apiKey!,
+      name: request.name.replace(/Request$/, ""),
+      request,
+      response,
+    });
+  }
+  return { apis, requestHeader, responseHeader };
 }
 
-function byName(list: readonly MessageCodec<unknown>[]): Map<string, MessageCodec<unknown>> {
-  return new Map([...list].sort((a, b) => a.name.localeCompare(b.name)).map((c) => [c.name, c]));
-}
+const byName = (list: readonly SetMessage[]): Map<string, SetMessage> =>
+  new Map([...list].sort((a, b) => a.name.localeCompare(b.name)).map((m) => [m.name, m]));
 
 /** The sets this build has, Kafka's first when it was generated. */
 export function schemaSets(): SchemaSet[] {
-  const sets: SchemaSet[] = [];
-  const own = Object.values(streams) as MessageCodec<unknown>[];
-  if (KAFKA !== null) {
-    const def = KAFKA.protocolDefinition;
-    sets.push({
+  const own = messagesOf(generatedTables, generatedInfo);
+  if (kafkaTables === null) {
+    return [
+      {
+        id: "generated",
+        label: "kafka-wire generated/ (KIP-1071 drafts; bodies only)",
+        messages: byName(own),
+        protocol: null,
+      },
+    ];
+  }
+  const kafka = messagesOf(kafkaTables, kafkaInfo);
+  const requestHeader = kafka.find((m) => m.name === "RequestHeader")!;
+  const responseHeader = kafka.find((m) => m.name === "ResponseHeader")!;
+  return [
+    {
       id: "kafka",
-      label: `Apache Kafka (${KAFKA.label})`,
-      messages: byName(Object.values(KAFKA.messages) as MessageCodec<unknown>[]),
-      tables: tablesByName(KAFKA.tables),
-      protocol: protocolOf(def),
-    });
-    sets.push({
+      label: `Apache Kafka (${KAFKA_LABEL})`,
+      messages: byName(kafka),
+      protocol: protocolOf(kafka, requestHeader, responseHeader),
+    },
+    {
       id: "generated",
       label: "kafka-wire generated/ (KIP-1071 drafts; Kafka's headers)",
       messages: byName(own),
-      tables: new Map(
-        [...tablesByName(KAFKA.tables)]
-          .filter(([n]) => n === "RequestHeader" || n === "ResponseHeader")
-          .concat([...tablesByName(STREAMS_TABLES)]),
-      ),
-      protocol: protocolOf({ requestHeader: def.requestHeader, responseHeader: def.responseHeader, messages: own }),
-    });
-  } else {
-    sets.push({
-      id: "generated",
-      label: "kafka-wire generated/ (KIP-1071 drafts; bodies only)",
-      messages: byName(own),
-      tables: tablesByName(STREAMS_TABLES),
-      protocol: null,
-    });
-  }
-  return sets;
+      protocol: protocolOf(own, requestHeader, responseHeader),
+    },
+  ];
 }
