@@ -195,7 +195,10 @@ describeChromium("the inspector page in headless Chromium", () => {
       // Clicking a hex cell selects the deepest field there.
       await page.locator(`#hex .b[data-i="${keyAt + 2}"]`).click();
       expect(await page.locator(".node.selected").getAttribute("data-path")).toBe(`${records}[0].records[0].key`);
+      // What the screenshot shows: a batch's crc selected, the tree scrolled to its batch.
       await select(`${records}[0].crc`);
+      await page.locator(`.node[data-path="${records}"]`).first().scrollIntoViewIfNeeded();
+      await page.evaluate(`document.getElementById("tree").scrollTop -= 120`);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, "inspector.png"), fullPage: false });
     });
