@@ -291,5 +291,27 @@ describeChromium("the inspector page in headless Chromium", () => {
       expect(await page.$$eval("#hex .b", (c) => c.map((x) => x.textContent).join(""))).toBe(apiVersionsResponse.hex);
       expect(await text("#notes")).toContain("encoded again from the log's Kafka JSON");
     });
+
+    it("reads a body of the repository's generated/ set (the KIP-1071 drafts: the seed's golden vector)", async () => {
+      const maximal = readGolden(path.join(golden, "seed/StreamsGroupHeartbeatRequest.json")).find(
+        (v) => v.kind === "maximal",
+      )!;
+      await page.selectOption("#set", "generated");
+      try {
+        await paste(maximal.hex, "body", "StreamsGroupHeartbeatRequest");
+        expect(await text("#title")).toBe("StreamsGroupHeartbeatRequest v0");
+        expect(await page.locator(".problem").count()).toBe(0);
+        const json = JSON.parse(maximal.jsonText) as { groupId: string; memberEpoch: number; memberId: string };
+        expect(await value("body.groupId")).toBe(JSON.stringify(json.groupId));
+        expect(await value("body.memberId")).toBe(JSON.stringify(json.memberId));
+        expect(await value("body.memberEpoch")).toBe(String(json.memberEpoch));
+        // groupId, the first field, is a compact string: its uvarint length+1 (one byte here), then UTF-8.
+        const groupIdBytes = 1 + Buffer.byteLength(json.groupId);
+        expect(Number.parseInt(maximal.hex.slice(0, 2), 16)).toBe(groupIdBytes);
+        expect(await select("body.groupId")).toEqual(range(0, groupIdBytes));
+      } finally {
+        await page.selectOption("#set", "kafka");
+      }
+    });
   });
 });
