@@ -313,5 +313,21 @@ describeChromium("the inspector page in headless Chromium", () => {
         await page.selectOption("#set", "kafka");
       }
     });
+
+    it("reads an ApiVersions answer in the v0 layout (KIP-511) as v0, though the request was v3", async () => {
+      // Header v0 (correlation id 42), then ApiVersionsResponse v0: errorCode 35 (UNSUPPORTED_VERSION),
+      // apiKeys: an int32 count 0. As v3 it would need a compact array and throttleTimeMs: it does not fit.
+      const fallback = frame("0000002a" + "0023" + "00000000");
+      const file = `${apiVersionsFrame}\n${fallback}\n`;
+      await page.selectOption("#kind", "auto");
+      await drawn(() =>
+        page.setInputFiles("#file", { name: "kip511.hex", mimeType: "text/plain", buffer: Buffer.from(file) }),
+      );
+      await drawn(() => page.locator("#entries li").nth(1).click());
+      expect(await text("#title")).toBe("ApiVersionsResponse v0 · response header v0 · correlation id 42");
+      expect(await page.locator(".problem").count()).toBe(0);
+      expect(await value("body.errorCode")).toBe("35");
+      expect(await text("#notes")).toContain("KIP-511");
+    });
   });
 });

@@ -10,6 +10,7 @@
 import { decodeRecords, type RecordSet } from "../../src/records/index.js";
 import { recordSpans } from "../../src/records/spans.js";
 import {
+  HEADER_VERSION_EXCEPTIONS,
   KafkaWireError,
   requestHeaderVersion,
   responseHeaderVersion,
@@ -229,14 +230,38 @@ function readResponse(b: Builder, choice: Choice): void {
     });
     return;
   }
-  const version = choice.version ?? api.response.validVersions.highest;
+  let version = choice.version ?? api.response.validVersions.highest;
   if (choice.version === undefined) b.notes.push(`no version chosen: read as the highest, v${version}`);
   const headerVersion = responseHeaderVersion(codecView(api.response), version);
   const header = b.message("header", protocol.responseHeader, 4, headerVersion);
   b.title = `${api.response.name} v${version} · response header v${headerVersion}`;
   if (header === null) return;
+  if (
+    api.apiKey === HEADER_VERSION_EXCEPTIONS.apiVersionsApiKey &&
+    version > 0 &&
+    !decodes(api.response, b.bytes, header.offset, version)
+  ) {
+    // KIP-511: a broker that does not support the requested ApiVersions version answers in the v0
+    // layout with UNSUPPORTED_VERSION (as `decodeApiVersionsResponseFrame` reads it).
+    if (decodes(api.response, b.bytes, header.offset, 0)) {
+      b.notes.push(
+        `does not decode as v${version}; read as v0, the layout of a broker's UNSUPPORTED_VERSION answer (KIP-511)`,
+      );
+      version = 0;
+      b.title = `${api.response.name} v0 · response header v${headerVersion}`;
+    }
+  }
   b.title += ` · correlation id ${(header.message as { correlationId: number }).correlationId}`;
   b.message("body", api.response, header.offset, version);
+}
+
+/** True when `m` of `version` decodes every byte from `offset`. */
+function decodes(m: SetMessage, bytes: Uint8Array, offset: number, version: number): boolean {
+  try {
+    return decodePart(m, bytes, offset, version).end === bytes.length;
+  } catch {
+    return false;
+  }
 }
 
 function readBody(b: Builder, choice: Choice): void {
