@@ -110,11 +110,13 @@ describeChromium("the inspector page in headless Chromium", () => {
       if (out !== undefined) rmSync(out, { recursive: true, force: true });
     });
 
-    /** Makes the page decode (`act`), then waits until it has drawn the result. */
+    /** Makes the page decode (`act`), then waits until it has drawn the latest result. */
     async function drawn(act: () => Promise<void>): Promise<void> {
       const before = Number(await page.evaluate("document.body.dataset.shown ?? 0"));
       await act();
-      await page.waitForFunction(`Number(document.body.dataset.shown ?? 0) > ${before}`);
+      await page.waitForFunction(
+        `document.body.dataset.busy === "false" && Number(document.body.dataset.shown) > ${before}`,
+      );
     }
 
     async function paste(hex: string, kind = "auto", message = "", version = ""): Promise<void> {

@@ -81,22 +81,33 @@ function choice(): Choice {
   };
 }
 
+/**
+ * Starts drawing something: a later start makes this one's result stale. The page is busy
+ * (`body[data-busy=true]`, what a test or a script driving the page waits on) until the latest is drawn.
+ */
+function begin(): number {
+  document.body.dataset["busy"] = "true";
+  return ++generation;
+}
+
+/** Draws `result` if nothing started since `token`. */
+function finish(token: number, result: Inspection | null): void {
+  if (token !== generation) return;
+  show(result);
+  document.body.dataset["busy"] = "false";
+}
+
 async function decodeInput(): Promise<void> {
+  const token = begin();
   const text = ui.input.value;
-  if (text.trim() === "") return show(null);
+  if (text.trim() === "") return finish(token, null);
   const parsed = parseBytes(text);
   if (parsed.bytes === undefined) {
     ui.status.textContent = `input: ${parsed.error}`;
-    return show(null);
+    return finish(token, null);
   }
   ui.status.textContent = `${parsed.bytes.length} bytes (${parsed.encoding})`;
-  await decode(parsed.bytes, choice());
-}
-
-async function decode(bytes: Uint8Array, c: Choice): Promise<void> {
-  const mine = ++generation;
-  const result = await inspect(bytes, c);
-  if (mine === generation) show(result);
+  finish(token, await inspect(parsed.bytes, choice()));
 }
 
 function show(result: Inspection | null): void {
@@ -106,7 +117,6 @@ function show(result: Inspection | null): void {
   drawProblems(result);
   drawHex(result);
   drawTree(result);
-  // What a test (or a script driving the page) waits for: this many inspections are drawn.
   document.body.dataset["shown"] = String(++shown);
 }
 
@@ -224,25 +234,32 @@ function drawEntries(): void {
   });
 }
 
-async function openEntry(i: number): Promise<void> {
+async function openEntry(i: number, token = begin()): Promise<void> {
   const entry = entries[i];
-  if (entry === undefined) return;
+  if (entry === undefined) return finish(token, null);
   for (const li of ui.entries.children) li.classList.toggle("active", li === ui.entries.children[i]);
   if (entry.bytes === null) {
-    show(null);
+    finish(token, null);
     ui.status.textContent = entry.error ?? "";
     return;
   }
   ui.status.textContent = `line ${entry.line}: ${entry.bytes.length} bytes`;
-  await decode(entry.bytes, { ...entry.choice, set: set() });
+  finish(token, await inspect(entry.bytes, { ...entry.choice, set: set() }));
 }
 
 async function openFile(file: File): Promise<void> {
+  const token = begin();
   const text = await file.text();
   entries = parseFile(text, set(), hasLogLines(text) ? await loadCodecs() : null);
   drawEntries();
-  const first = entries.findIndex((e) => e.bytes !== null);
-  if (first >= 0) await openEntry(first);
+  // The first entry with bytes, else the first (which says why it has none).
+  await openEntry(
+    Math.max(
+      0,
+      entries.findIndex((e) => e.bytes !== null),
+    ),
+    token,
+  );
 }
 
 for (const s of sets) {
