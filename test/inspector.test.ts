@@ -91,6 +91,7 @@ describeChromium("the inspector page in headless Chromium", () => {
       await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.config.ts"), build: { outDir: out } });
       const assets = path.join(out, "assets");
       await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.codecs.config.ts"), build: { outDir: assets } });
+      await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.schemas.config.ts"), build: { outDir: assets } });
       browser = await chromium.launch({
         executablePath: CHROMIUM_PATH,
         headless: true,
@@ -330,6 +331,39 @@ describeChromium("the inspector page in headless Chromium", () => {
       expect(await page.locator(".problem").count()).toBe(0);
       expect(await value("body.errorCode")).toBe("35");
       expect(await text("#notes")).toContain("KIP-511");
+    });
+
+    it("reads with schema files opened in the page (the generator's front end and the interpreter in the browser)", async () => {
+      // Kafka's own ApiVersions schemas, as a user would open them; the frame's headers come from Kafka's set.
+      const clients = path.join(golden, "../kafka-schemas/clients");
+      const schemaFile = (name: string) => ({
+        name,
+        mimeType: "application/json",
+        buffer: readFileSync(path.join(clients, name)),
+      });
+      const broken = { name: "Broken.json", mimeType: "application/json", buffer: Buffer.from('{ "name": "Broken", ') };
+      await paste(apiVersionsFrame);
+      await drawn(() =>
+        page.setInputFiles("#schema-files", [
+          schemaFile("ApiVersionsRequest.json"),
+          schemaFile("ApiVersionsResponse.json"),
+          broken,
+        ]),
+      );
+      try {
+        expect(await page.inputValue("#set")).toBe("user");
+        const status = await text("#schema-status");
+        expect(status).toContain("your schemas (2 messages)");
+        expect(status).toContain("Broken.json:");
+        expect(await text("#title")).toBe("ApiVersionsRequest v3 · request header v2 · correlation id 42");
+        expect(await page.locator(".problem").count()).toBe(0);
+        const json = JSON.parse(apiVersionsRequest.jsonText) as Record<string, string>;
+        for (const [field, v] of Object.entries(json)) expect(await value(`body.${field}`)).toBe(JSON.stringify(v));
+        const bodyAt = 4 + apiVersionsHeader.length / 2;
+        expect(await select("body.clientSoftwareName")).toEqual(range(bodyAt, 2 + 166));
+      } finally {
+        await page.selectOption("#set", "kafka");
+      }
     });
   });
 });

@@ -16,16 +16,28 @@ export interface CodecSets {
 /** The global the codecs bundle sets (its IIFE's name, see vite.codecs.config.ts). */
 export const CODECS_GLOBAL = "kafkaWireInspectorCodecs";
 
-let loading: Promise<CodecSets | null> | null = null;
+const loading = new Map<string, Promise<unknown>>();
+
+/**
+ * Loads `./assets/<file>` once as a classic script and gives the global it sets (its IIFE's
+ * name), or null when it cannot be loaded.
+ */
+export function loadScript<T>(file: string, global: string): Promise<T | null> {
+  let p = loading.get(file);
+  if (p === undefined) {
+    p = new Promise((resolve) => {
+      const script = document.createElement("script");
+      script.src = `./assets/${file}`;
+      script.onload = () => resolve((globalThis as Record<string, unknown>)[global] ?? null);
+      script.onerror = () => resolve(null);
+      document.head.append(script);
+    });
+    loading.set(file, p);
+  }
+  return p as Promise<T | null>;
+}
 
 /** Loads assets/codecs.js once; null when it cannot be loaded. */
 export function loadCodecs(): Promise<CodecSets | null> {
-  loading ??= new Promise((resolve) => {
-    const script = document.createElement("script");
-    script.src = "./assets/codecs.js";
-    script.onload = () => resolve(((globalThis as Record<string, unknown>)[CODECS_GLOBAL] as CodecSets) ?? null);
-    script.onerror = () => resolve(null);
-    document.head.append(script);
-  });
-  return loading;
+  return loadScript<CodecSets>("codecs.js", CODECS_GLOBAL);
 }

@@ -121,7 +121,7 @@ function logEntry(text: string, line: number, set: SchemaSet, codecs: CodecSets 
   const label = `${arrow} ${String(entry["api"] ?? `api key ${apiKey}`)} v${version} ${direction} · correlation id ${num(entry["correlationId"])}`;
   const api = set.protocol?.apis.get(apiKey);
   const name = direction === "request" ? api?.request.name : api?.response.name;
-  const all = codecs?.[set.id];
+  const all = set.id === "user" ? undefined : codecs?.[set.id];
   const codec = name === undefined || all == null ? undefined : all[name];
   const unread =
     entry["opaque"] === true
@@ -130,11 +130,13 @@ function logEntry(text: string, line: number, set: SchemaSet, codecs: CodecSets 
   if (unread !== null || entry["body"] === undefined || codec === undefined) {
     const error =
       unread ??
-      (all == null
-        ? "the codecs (assets/codecs.js) did not load: the log's Kafka JSON cannot be encoded again"
-        : codec === undefined
-          ? `no ${direction} codec for api key ${apiKey} in this set`
-          : "no body in the log");
+      (set.id === "user"
+        ? "schemas opened in the page have no codecs: the log's Kafka JSON cannot be encoded again"
+        : all == null
+          ? "the codecs (assets/codecs.js) did not load: the log's Kafka JSON cannot be encoded again"
+          : codec === undefined
+            ? `no ${direction} codec for api key ${apiKey} in this set`
+            : "no body in the log");
     return { line, label, bytes: null, choice: { kind: "auto" }, error };
   }
   try {

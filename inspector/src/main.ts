@@ -4,11 +4,12 @@
  */
 
 import { byteHex, parseBytes } from "./bytes.js";
-import { loadCodecs } from "./codecs.js";
+import { loadCodecs, loadScript } from "./codecs.js";
 import { hasLogLines, parseFile, type FileEntry } from "./file.js";
 import { pathAt, highlight } from "./highlight.js";
 import { inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
-import { schemaSets, type SchemaSet } from "./sets.js";
+import { schemaSets, userSet, type SchemaSet } from "./sets.js";
+import type { UserSchemas } from "./user-schemas.js";
 import "./style.css";
 
 /** Bytes beyond this are decoded but not drawn (a 64 KiB hex view is about 70k elements). */
@@ -25,6 +26,11 @@ const el = <K extends keyof HTMLElementTagNameMap>(tag: K, cls?: string, text?: 
   return e;
 };
 
+/** The set of the user's schema files (assets/schemas.js), once opened. */
+interface SchemaLoader {
+  loadUserSchemas(files: readonly { name: string; text: string }[]): UserSchemas;
+}
+
 const sets = schemaSets();
 const ui = {
   set: $<HTMLSelectElement>("set"),
@@ -34,6 +40,8 @@ const ui = {
   version: $<HTMLInputElement>("version"),
   input: $<HTMLTextAreaElement>("input"),
   file: $<HTMLInputElement>("file"),
+  schemaFiles: $<HTMLInputElement>("schema-files"),
+  schemaStatus: $("schema-status"),
   entries: $<HTMLOListElement>("entries"),
   title: $("title"),
   notes: $("notes"),
@@ -262,12 +270,50 @@ async function openFile(file: File): Promise<void> {
   );
 }
 
-for (const s of sets) {
-  const o = el("option", undefined, s.label);
-  o.value = s.id;
-  ui.set.append(o);
+/** Reads the chosen schema files into the `user` set (replacing an earlier one) and selects it. */
+async function openSchemas(files: readonly File[]): Promise<void> {
+  const token = begin();
+  const loader = await loadScript<SchemaLoader>("schemas.js", "kafkaWireInspectorSchemas");
+  if (loader === null) {
+    ui.schemaStatus.textContent = "the schema loader (assets/schemas.js) did not load";
+    return finish(token, current);
+  }
+  const texts = await Promise.all(files.map(async (f) => ({ name: f.name, text: await f.text() })));
+  const { tables, info, errors } = loader.loadUserSchemas(texts);
+  const label = `your schemas (${tables.length} message${tables.length === 1 ? "" : "s"})`;
+  ui.schemaStatus.textContent = [label, ...errors].join(" · ");
+  const at = sets.findIndex((s) => s.id === "user");
+  if (at >= 0) sets.splice(at, 1);
+  if (tables.length > 0)
+    sets.push(
+      userSet(
+        tables,
+        info,
+        label,
+        sets.find((s) => s.id === "kafka"),
+      ),
+    );
+  fillSets(tables.length > 0 ? "user" : ui.set.value);
+  fillSelects();
+  if (token === generation) await decodeInput();
 }
+
+function fillSets(selected: string): void {
+  ui.set.replaceChildren();
+  for (const s of sets) {
+    const o = el("option", undefined, s.label);
+    o.value = s.id;
+    ui.set.append(o);
+  }
+  ui.set.value = sets.some((s) => s.id === selected) ? selected : sets[0]!.id;
+}
+
+fillSets(sets[0]!.id);
 fillSelects();
+ui.schemaFiles.addEventListener("change", () => {
+  const files = [...(ui.schemaFiles.files ?? [])];
+  if (files.length > 0) void openSchemas(files);
+});
 ui.set.addEventListener("change", () => {
   fillSelects();
   void decodeInput();

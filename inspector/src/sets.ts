@@ -48,8 +48,8 @@ export interface SetProtocol {
 
 /** One schema set. */
 export interface SchemaSet {
-  /** `kafka` or `generated`: the select's value, and the key of the set's codecs in codecs.ts. */
-  readonly id: "kafka" | "generated";
+  /** `kafka`, `generated` or `user` (schema files opened in the page): the select's value, and the key of the set's codecs in codecs.ts. */
+  readonly id: "kafka" | "generated" | "user";
   readonly label: string;
   /** Every message by name, sorted. */
   readonly messages: ReadonlyMap<string, SetMessage>;
@@ -125,4 +125,24 @@ export function schemaSets(): SchemaSet[] {
       protocol: protocolOf(own, requestHeader, responseHeader),
     },
   ];
+}
+
+/**
+ * The set of a user's schema files (see user-schemas.ts); frames use its own RequestHeader and
+ * ResponseHeader when it has them, else those of `headersFrom` (Kafka's), else it reads bodies only.
+ */
+export function userSet(
+  tables: readonly MessageTable[],
+  info: readonly MessageInfo[],
+  label: string,
+  headersFrom: SchemaSet | undefined,
+): SchemaSet {
+  const own = messagesOf(tables, info);
+  const header = (name: string, fallback: SetMessage | undefined): SetMessage | undefined =>
+    own.find((m) => m.name === name && m.type === "header") ?? fallback;
+  const requestHeader = header("RequestHeader", headersFrom?.protocol?.requestHeader);
+  const responseHeader = header("ResponseHeader", headersFrom?.protocol?.responseHeader);
+  const protocol =
+    requestHeader === undefined || responseHeader === undefined ? null : protocolOf(own, requestHeader, responseHeader);
+  return { id: "user", label, messages: byName(own), protocol };
 }
