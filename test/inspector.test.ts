@@ -365,5 +365,15 @@ describeChromium("the inspector page in headless Chromium", () => {
         await page.selectOption("#set", "kafka");
       }
     });
+
+    it("detects the message of a bare body by trying every message of the set", async () => {
+      await paste(apiVersionsRequest.hex, "body", "*");
+      const notes = await text("#notes");
+      // Listed at the highest version that fits: ApiVersionsRequest v4 has v3's fields (the schema).
+      expect(notes).toMatch(/messages decode every byte: .*ApiVersionsRequest v4/);
+      expect(await page.locator(".problem").count()).toBe(0);
+      // Whatever it shows first decodes every byte: its body node covers the whole input.
+      expect(await select("body")).toEqual(range(0, apiVersionsRequest.hex.length / 2));
+    });
   });
 });

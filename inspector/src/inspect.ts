@@ -264,7 +264,54 @@ function decodes(m: SetMessage, bytes: Uint8Array, offset: number, version: numb
   }
 }
 
+/** `Choice.message` that asks to try every message of the set. */
+export const DETECT_MESSAGE = "*";
+/** Bodies larger than this are not tried against every message (each try may read all of it). */
+export const MAX_DETECT_BYTES = 16 * 1024;
+/** Candidates a detection lists. */
+const MAX_CANDIDATES = 12;
+
+/** Every message of the set (at the highest version that fits) that decodes every byte of `bytes`. */
+export function detectMessages(bytes: Uint8Array, set: SchemaSet): { name: string; version: number }[] {
+  const found: { name: string; version: number }[] = [];
+  for (const m of set.messages.values()) {
+    for (let v = m.validVersions.highest; v >= m.validVersions.lowest; v--) {
+      if (!decodes(m, bytes, 0, v)) continue;
+      found.push({ name: m.name, version: v });
+      break;
+    }
+  }
+  return found;
+}
+
 function readBody(b: Builder, choice: Choice): void {
+  if (choice.message === DETECT_MESSAGE) {
+    if (b.bytes.length > MAX_DETECT_BYTES) {
+      b.problem("body", {
+        code: "ERROR",
+        path: "",
+        offset: -1,
+        reason: `over ${MAX_DETECT_BYTES} bytes: pick the message of this body`,
+      });
+      return;
+    }
+    const found = detectMessages(b.bytes, choice.set);
+    if (found.length === 0) {
+      b.problem("body", {
+        code: "ERROR",
+        path: "",
+        offset: -1,
+        reason: `no message of ${choice.set.label} decodes every byte`,
+      });
+      return;
+    }
+    const listed = found.slice(0, MAX_CANDIDATES).map((c) => `${c.name} v${c.version}`);
+    const rest = found.length > MAX_CANDIDATES ? ` and ${found.length - MAX_CANDIDATES} more` : "";
+    b.notes.push(
+      `${found.length} message${found.length === 1 ? "" : "s"} decode every byte: ${listed.join(", ")}${rest}; shown: the first`,
+    );
+    choice = { ...choice, message: found[0]!.name, version: found[0]!.version };
+  }
   const codec = choice.message === undefined ? undefined : choice.set.messages.get(choice.message);
   if (codec === undefined) {
     b.problem("body", {

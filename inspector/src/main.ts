@@ -7,7 +7,7 @@ import { byteHex, parseBytes } from "./bytes.js";
 import { loadCodecs, loadScript } from "./codecs.js";
 import { hasLogLines, parseFile, type FileEntry } from "./file.js";
 import { pathAt, highlight } from "./highlight.js";
-import { inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
+import { DETECT_MESSAGE, inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
 import { schemaSets, userSet, type SchemaSet } from "./sets.js";
 import type { UserSchemas } from "./user-schemas.js";
 import "./style.css";
@@ -75,6 +75,9 @@ function fillSelects(): void {
   }
   ui.message.replaceChildren(el("option", undefined, "(message of the body)"));
   ui.message.options[0]!.value = "";
+  const detect = el("option", undefined, "(detect: try every message)");
+  detect.value = DETECT_MESSAGE;
+  ui.message.append(detect);
   for (const name of s.messages.keys()) ui.message.append(el("option", undefined, name));
 }
 
