@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -260,4 +261,20 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   toJson: StreamsGroupDescribeRequest$toJson,
   fromJson: StreamsGroupDescribeRequest$fromJson,
 });
-// kafka-wire fingerprint 0b5f0494e0b7232ea7c2.774ea54747781fdda09f
+
+/**
+ * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupDescribeRequest$fields: MessageTable = {
+  name: "StreamsGroupDescribeRequest",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupDescribeRequest: [
+      ["groupIds", "[]string", "0", { entityType: "groupId" }],
+      ["includeAuthorizedOperations", "bool", "0"],
+    ],
+  },
+};
+// kafka-wire fingerprint 25604c8f04e4197b7ea9.ff263b60882b190aebe2

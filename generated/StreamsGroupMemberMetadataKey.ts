@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type Writer,
   checkJsonKeys,
@@ -175,4 +176,20 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });
-// kafka-wire fingerprint 1fbbf49e70edef800e95.a7167e9d4b7fee91313f
+
+/**
+ * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
+  name: "StreamsGroupMemberMetadataKey",
+  validVersions: "0",
+  flexibleVersions: "none",
+  structs: {
+    StreamsGroupMemberMetadataKey: [
+      ["groupId", "string", "0"],
+      ["memberId", "string", "0"],
+    ],
+  },
+};
+// kafka-wire fingerprint b750781dbbab261e1387.5d806a9c6ef99f2f469e
