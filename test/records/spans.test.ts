@@ -11,22 +11,7 @@ import { recordSpans } from "../../src/records/spans.js";
 import type { ByteSpan } from "../../src/runtime/spans.js";
 import { describeShared } from "../support/shared.js";
 import { spanProblems } from "../support/spans.js";
-import { b64, fromHex, readVectors, type RecordSetVector } from "./support.js";
-
-const FILES = [
-  "none",
-  "gzip",
-  "snappy",
-  "lz4",
-  "zstd",
-  "transactional",
-  "control",
-  "compacted",
-  "legacy",
-  "cluster-metadata",
-  "concat",
-  "truncated-tail",
-];
+import { b64, fromHex, readVectors, RECORD_SET_FILES, type RecordSetVector } from "./support.js";
 
 /** The spans under a root span for the whole set (depth 0), as decodeWithSpans nests them. */
 function withRoot(spans: readonly ByteSpan[], length: number): ByteSpan[] {
@@ -34,7 +19,7 @@ function withRoot(spans: readonly ByteSpan[], length: number): ByteSpan[] {
 }
 
 describeShared("recordSpans on Kafka's record sets", "golden/records", (dir) => {
-  for (const file of FILES) {
+  for (const file of RECORD_SET_FILES) {
     describe(`records-${file}.json`, () => {
       const vectors = readVectors<RecordSetVector>(dir, `records-${file}.json`);
       it.each(vectors.map((v) => [v.id, v] as const))("%s", (_id, v) => {
