@@ -44,7 +44,7 @@ import {
   type OpResult,
   type Settings,
 } from "./harness.js";
-import { CURRENT_SEEDS, seedMessageOps, sharedOps, type Builds } from "./ops.js";
+import { CURRENT_SEEDS, seedMessageOps, sharedOps, spanOps, type Builds } from "./ops.js";
 import { installedVersions } from "./peers.js";
 import { recordOps } from "./records.js";
 import { ratioTable, resultsTable } from "./report.js";
@@ -116,6 +116,7 @@ async function main(): Promise<void> {
   let ops: Op[] = [
     ...(corpus === null ? [] : sharedOps(builds)),
     ...seedMessageOps(builds),
+    ...spanOps(builds),
     ...(await recordOps(corpus)),
   ];
   if (child !== undefined) {

@@ -25,8 +25,9 @@
  * the same field values as the logical message, compared field by field on what each exposes.
  */
 
-import { uuidFromString, uuidToString, type MessageCodec } from "../src/runtime/index.js";
+import { decodeWithSpans, uuidFromString, uuidToString, type MessageCodec } from "../src/runtime/index.js";
 import {
+  fieldTables,
   StreamsGroupDescribeResponse,
   StreamsGroupHeartbeatRequest,
   StreamsGroupHeartbeatResponse,
@@ -62,6 +63,8 @@ export const BASELINE = "kafka-wire (baseline)";
 export const PLT = "@platformatic/kafka";
 export const KAFKAJS = "kafkajs";
 export const MEMCPY = "memcpy";
+/** kafka-wire's decodeWithSpans (the field-table interpreter), next to its decode (see spanOps). */
+export const SPANS = "kafka-wire decodeWithSpans";
 
 /** The project's targets for kafka-wire vs @platformatic/kafka (speed-up factors). */
 export const TARGETS = { shared: 3, heartbeatEncode: 6, heartbeatDecode: 3, largeMetadataDecode: 4 } as const;
@@ -758,6 +761,47 @@ const describeProbe = (m: SeedMessage<"StreamsGroupDescribeResponse">): number =
   const members = m.groups[0]!.members;
   return members.length + members[members.length - 1]!.taskOffsets.length;
 };
+
+/**
+ * What byte spans cost: `decode` and `decodeWithSpans` of the same body in the same rounds (the
+ * latter as the op's "peer", so the table's "vs fastest peer" is decode's time over its time).
+ */
+export function spanOps(builds: Builds): Op[] {
+  const op = <K extends SeedName>(
+    name: K,
+    shape: string,
+    message: SeedMessage<K>,
+    probe: (m: SeedMessage<K>) => number,
+  ): Op => {
+    const pick = (c: Codecs): MessageCodec<SeedMessage<K>> => c.seeds[name] as unknown as MessageCodec<SeedMessage<K>>;
+    const body = pick(builds.current).encode(message, 0);
+    const input = asBuffer(body);
+    const label = `${name} v0 decode with spans (${shape})`;
+    const table = fieldTables[name];
+    const spans: SyncContender = {
+      name: SPANS,
+      role: "peer",
+      run: () => decodeWithSpans(table, input, 0).spans.length,
+      verify: async () =>
+        assertSame(label, SPANS, decodeWithSpans(table, input, 0).value, pick(builds.current).decode(input, 0)),
+    };
+    return {
+      name: label,
+      direction: "decode",
+      bytes: body.length,
+      unsupported: NO_PEER,
+      contenders: [
+        ...oursDecoders(label, builds, pick, input, 0, probe, (m) => m, { ...message }),
+        spans,
+        memcpy(label, body),
+      ],
+    };
+  };
+  return [
+    op("StreamsGroupHeartbeatRequest", "join", fx.streamsGroupHeartbeatRequest.join, (m) => m.memberEpoch),
+    op("StreamsGroupDescribeResponse", "10 members", fx.streamsGroupDescribeResponse.tenMembers, describeProbe),
+  ];
+}
 
 /** The four KIP-1071 seed messages, two shapes each, and two larger responses (see fixtures.ts). */
 export function seedMessageOps(builds: Builds): Op[] {

@@ -1,7 +1,7 @@
 /** Turns results into the markdown tables printed by `npm run bench` and written to bench/results.md. */
 
 import type { ContenderResult, OpResult } from "./harness.js";
-import { BASELINE, baselineTarget, KAFKAJS, MEMCPY, OURS, PLT } from "./ops.js";
+import { BASELINE, baselineTarget, KAFKAJS, MEMCPY, OURS, PLT, SPANS } from "./ops.js";
 
 function fmtNs(ns: number): string {
   if (ns < 100) return ns.toFixed(1);
@@ -57,7 +57,7 @@ export function resultsTable(results: readonly OpResult[]): string {
     const peers = rs.filter((r) => r.role === "peer");
     const fastestPeer = peers.length === 0 ? undefined : Math.min(...peers.map((r) => r.ns));
     const memcpy = find(rs, MEMCPY);
-    const order = [OURS, BASELINE, PLT, KAFKAJS, MEMCPY];
+    const order = [OURS, BASELINE, PLT, KAFKAJS, SPANS, MEMCPY];
     const rows = [...rs].sort((a, b) => order.indexOf(a.name) - order.indexOf(b.name));
     for (const r of rows) {
       const vsPeer = fastestPeer === undefined || r.role === "memcpy" ? "—" : fmtRatio(r.ns / fastestPeer);

@@ -21,6 +21,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { MessageCodec } from "../src/runtime/codec.js";
 import type { Protocol } from "../src/runtime/framing.js";
 import type { InternalTopics } from "../src/runtime/internal-topics.js";
+import type { MessageTable } from "../src/runtime/table.js";
 import { resolveCacheDir } from "./cache-dir.js";
 import { findSchemaFiles } from "../generator/schema/schema-files.js";
 
@@ -34,6 +35,8 @@ export interface CodecSet {
   readonly internalTopics?: InternalTopics;
   /** The generated `controlDecoder` (KRaft control records), when the set has their schemas. */
   readonly controlDecoder?: (type: string, typeId: number, value: Uint8Array | null) => unknown;
+  /** Every message's field table (the generated `fieldTables`), for `decode --spans`. */
+  readonly fieldTables?: Readonly<Record<string, MessageTable>>;
 }
 
 /** Where a schema set comes from, as the command line gives it. */
@@ -172,6 +175,7 @@ async function compileAndImport(
       ...(mod.protocol === undefined ? {} : { protocol: mod.protocol }),
       ...(mod.internalTopics === undefined ? {} : { internalTopics: mod.internalTopics }),
       ...(mod.controlDecoder === undefined ? {} : { controlDecoder: mod.controlDecoder }),
+      ...(mod.fieldTables === undefined ? {} : { fieldTables: mod.fieldTables }),
     },
     dir,
     fromCache,

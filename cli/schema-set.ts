@@ -27,8 +27,9 @@ let shippedPromise: Promise<CodecSet> | undefined;
  * @throws CliError when the generated codecs cannot be loaded.
  */
 function loadShipped(): Promise<CodecSet> {
-  shippedPromise ??= import("../src/index.js").then(
-    (mod): CodecSet => {
+  // generated/index.ts is the module src/index.ts re-exports the codecs from: its field tables cost no other module.
+  shippedPromise ??= Promise.all([import("../src/index.js"), import("../generated/index.js")]).then(
+    ([mod, generated]): CodecSet => {
       // What the shipped schema set has beyond its codecs (src/index.ts re-exports generated/).
       const extra = mod as unknown as {
         internalTopics?: CodecSet["internalTopics"];
@@ -36,6 +37,7 @@ function loadShipped(): Promise<CodecSet> {
       };
       return {
         messages: mod.messages,
+        fieldTables: generated.fieldTables,
         shipped: true,
         ...(extra.internalTopics === undefined ? {} : { internalTopics: extra.internalTopics }),
         ...(extra.controlDecoder === undefined ? {} : { controlDecoder: extra.controlDecoder }),

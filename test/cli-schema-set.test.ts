@@ -136,6 +136,30 @@ describeShared("the CLI on a schema set (Kafka's clients schemas)", "kafka-schem
     expect(readdirSync(path.join(cache, "codecs"))).toEqual(entries);
   }, 300_000);
 
+  it("decode --spans takes the schema set's field tables: the spans of a golden MetadataRequest tile its body", async () => {
+    const v = vectors(golden, "MetadataRequest").at(-1)!;
+    const r = await run(["decode", "MetadataRequest", String(v.version), v.hex, "--spans", "--json", ...set]);
+    expect(r.code, r.stderr).toBe(0);
+    const spans = JSON.parse(r.stdout) as {
+      path: string;
+      offset: number;
+      length: number;
+      depth: number;
+      hex: string;
+    }[];
+    expect([spans[0]!.path, spans[0]!.offset, spans[0]!.length, spans[0]!.hex]).toEqual([
+      "",
+      0,
+      v.hex.length / 2,
+      v.hex,
+    ]);
+    // The top-level fields follow each other and end where the body ends.
+    const top = spans.filter((s) => s.depth === 1);
+    top.forEach((s, i) => expect(s.offset).toBe(i === 0 ? 0 : top[i - 1]!.offset + top[i - 1]!.length));
+    expect(top.at(-1)!.offset + top.at(-1)!.length).toBe(v.hex.length / 2);
+    expect(top.map((s) => s.path)).toContain("topics");
+  }, 300_000);
+
   it("decodes every MetadataRequest golden vector to Kafka's JSON (--jsonl, one version per run)", async () => {
     const byVersion = new Map<number, Vector[]>();
     for (const v of vectors(golden, "MetadataRequest"))

@@ -646,3 +646,67 @@ describeShared("decode matches Apache Kafka's golden vectors", "golden/seed", (d
     expect(encoded).toEqual({ code: 0, stdout: v.hex + "\n", stderr: "" });
   });
 });
+
+describe("decode --spans", () => {
+  // StreamsGroupDescribeRequest v0 (schemas/StreamsGroupDescribeRequest.json; flexible), 8 bytes:
+  // 03 groupIds: compact length 2 | 02 61 "a" | 03 62 63 "bc" | 00 includeAuthorizedOperations
+  // false | 00 no tagged fields.
+  const HEX = "0302610362630000";
+
+  it("prints offset, length, indented path, value and hex of every part", async () => {
+    const r = await run(["decode", "StreamsGroupDescribeRequest", "0", HEX, "--spans"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout.split("\n").map((l) => l.trimEnd().split(/\s{2,}/))).toEqual([
+      ["offset", "length", "path", "value", "hex"],
+      ["", "0", "8", "(message)", "StreamsGroupDescribeRequest", "0302610362630000"],
+      ["", "0", "6", "groupIds", "[]string", "030261036263"],
+      ["", "0", "1", "groupIds.$length", "2", "03"],
+      ["", "1", "2", "groupIds[0]", '"a"', "0261"],
+      ["", "3", "3", "groupIds[1]", '"bc"', "036263"],
+      ["", "6", "1", "includeAuthorizedOperations", "false", "00"],
+      ["", "7", "1", "$tagged", "00"],
+      ["", "7", "1", "$tagged.$count", "0", "00"],
+      [""],
+    ]);
+  });
+
+  it("prints them as JSON with --json, one span a line", async () => {
+    const r = await run(["decode", "StreamsGroupDescribeRequest", "0", HEX, "--spans", "--json"]);
+    expect(r.code).toBe(0);
+    const spans = JSON.parse(r.stdout) as {
+      path: string;
+      offset: number;
+      length: number;
+      value?: unknown;
+      hex: string;
+    }[];
+    expect(r.stdout.split("\n")).toHaveLength(spans.length + 3);
+    expect(spans.map((s) => [s.path, s.offset, s.length, s.hex])).toEqual([
+      ["", 0, 8, "0302610362630000"],
+      ["groupIds", 0, 6, "030261036263"],
+      ["groupIds.$length", 0, 1, "03"],
+      ["groupIds[0]", 1, 2, "0261"],
+      ["groupIds[1]", 3, 3, "036263"],
+      ["includeAuthorizedOperations", 6, 1, "00"],
+      ["$tagged", 7, 1, "00"],
+      ["$tagged.$count", 7, 1, "00"],
+    ]);
+    expect(spans[4]!.value).toBe("bc");
+  });
+
+  it("prints the spans found before a decode error, then the error", async () => {
+    // Cut after groupIds[0]: groupIds[1]'s compact length 03 at offset 3 claims 2 bytes, none remain.
+    const r = await run(["decode", "StreamsGroupDescribeRequest", "0", "03026103", "--spans"]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("groupIds[0]");
+    expect(r.stderr).toMatch(/^error: INVALID_LENGTH: .* at groupIds\[1\] \(byte offset 3\)\n$/);
+  });
+
+  it("refuses --json without --spans, and --spans with --jsonl", async () => {
+    const json = await run(["decode", "StreamsGroupDescribeRequest", "0", HEX, "--json"]);
+    expect(json).toEqual({ code: 1, stdout: "", stderr: "error: --json goes with --spans\n" });
+    const jsonl = await run(["decode", "StreamsGroupDescribeRequest", "0", HEX, "--spans", "--jsonl"]);
+    expect(jsonl.stderr).toBe("error: --spans decodes one body: not with --jsonl\n");
+  });
+});

@@ -24,6 +24,20 @@ describe("README's command examples", () => {
       expect({ code, stderr }, `${name} ${version} ${json}`).toEqual({ code: 0, stderr: "" });
     }
   });
+
+  it("the `decode --spans` example prints what the README shows", async () => {
+    const readme = readFileSync(path.join(REPO_ROOT, "README.md"), "utf8");
+    const block = /```\n\$ kafka-wire (decode \S+ \d+ [0-9a-f]+ --spans)\n([\s\S]*?)```/.exec(readme);
+    expect(block).not.toBeNull();
+    let stdout = "";
+    const code = await main(block![1]!.split(" "), {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: () => true },
+      stdin: { isTTY: true, async *[Symbol.asyncIterator]() {} },
+    });
+    expect(code).toBe(0);
+    expect(stdout).toBe(block![2]);
+  });
 });
 
 describeShared("README", "kafka-schemas", (schemas) => {

@@ -18,6 +18,7 @@ import {
 } from "./text.js";
 import type { FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
 import { fieldWireAt, isCompactIn, isTaggedIn, structOf } from "../schema/wire-types.js";
+import { headerVersionAt } from "./headers.js";
 
 /** Where a field sits: its path in the new schema and in the old one. */
 interface Place {
@@ -62,12 +63,23 @@ export class VersionComparer {
         path: "",
         old: this.oldSpec.flexibleVersions.toString(),
         new: this.newSpec.flexibleVersions.toString(),
-        message: this.newFlexible
-          ? `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: now flexible, so strings, bytes and arrays become compact and every struct gains a tagged-field section`
-          : `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`,
+        message:
+          (this.newFlexible
+            ? `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: now flexible, so strings, bytes and arrays become compact and every struct gains a tagged-field section`
+            : `flexibleVersions ${this.oldSpec.flexibleVersions} → ${this.newSpec.flexibleVersions}: no longer flexible, so strings, bytes and arrays lose their compact form and structs their tagged-field section`) +
+          this.headerNote(),
       });
     }
     this.compareStruct(this.oldSpec.struct, this.newSpec.struct, { path: "", oldPath: "" }, null);
+  }
+
+  /** The header version change that comes with a flexibility change (requests and responses), or "". */
+  private headerNote(): string {
+    const { oldSpec: o, newSpec: n, version: v } = this;
+    if ((o.type !== "request" && o.type !== "response") || o.type !== n.type) return "";
+    const before = headerVersionAt(o, v);
+    const after = headerVersionAt(n, v);
+    return before === after ? "" : `; the ${n.type} header goes from v${before} to v${after}`;
   }
 
   private emit(body: ChangeBody): void {

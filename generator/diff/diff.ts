@@ -6,7 +6,8 @@
  * nullable or not), and the tagged fields by tag number. Each difference is classified by what it
  * does to two peers that both claim that version:
  *
- * - **breaking**: the bytes one side writes are misread (or rejected) by the other — a field
+ * - **breaking**: the bytes one side writes are misread (or rejected) by the other — a request
+ *   or response header version changed at an api version (KIP-1313's `headerVersions`), a field
  *   added, removed, reordered or retyped inside an existing version, a narrowed nullability, a
  *   struct turned into an array, a tag reused (by another field, or with another type),
  *   flexibleVersions moved, a version dropped, a default that decides whether a tagged field is
@@ -26,9 +27,11 @@ import { loadSchemaFile, type LoadOptions } from "../schema/load.js";
 import type { MessageSpec } from "../schema/model.js";
 import { Versions } from "../schema/versions.js";
 import { VersionComparer } from "./compare.js";
+import { headerVersionAt } from "./headers.js";
 import { Collector, type DiffReport, type DiffSide } from "./report.js";
 
 export type { DiffChange, DiffKind, DiffReport, DiffSeverity, DiffSide } from "./report.js";
+export { headerVersionAt } from "./headers.js";
 
 /** Raised by {@link diffSchemaFiles} when the two files describe different messages. */
 export class SchemaMismatchError extends Error {
@@ -107,6 +110,7 @@ export function diffSchemas(oldSpec: MessageSpec, newSpec: MessageSpec): DiffRep
   }
 
   if (!common.isEmpty()) {
+    compareHeaderVersions(oldSpec, newSpec, common, collector);
     for (let v = common.lowest; v <= common.highest; v++) {
       new VersionComparer(oldSpec, newSpec, v, collector).run();
     }
@@ -141,6 +145,57 @@ export function diffSchemaFiles(oldPath: string, newPath: string, options: LoadO
   return diffSchemas(oldSpec, newSpec);
 }
 
+/** What {@link diffSchemaSets} finds between two schema sets. */
+export interface SchemaSetDiff {
+  /** One report per message both sets have that changed, by message name. */
+  readonly reports: readonly DiffReport[];
+  /** Messages only the new set has (names, sorted). */
+  readonly added: readonly string[];
+  /** Messages only the old set has (names, sorted): breaking for their peers. */
+  readonly removed: readonly string[];
+  /** Messages both sets have, with no change. */
+  readonly unchanged: number;
+}
+
+/** Compares two schema sets message by message (matched by name). Pure: reads only the models. */
+export function diffSchemaSets(oldSpecs: readonly MessageSpec[], newSpecs: readonly MessageSpec[]): SchemaSetDiff {
+  const olds = new Map(oldSpecs.map((s) => [s.name, s]));
+  const news = new Map(newSpecs.map((s) => [s.name, s]));
+  const reports: DiffReport[] = [];
+  let unchanged = 0;
+  for (const name of [...news.keys()].sort()) {
+    const old = olds.get(name);
+    if (old === undefined) continue;
+    const report = diffSchemas(old, news.get(name)!);
+    if (report.changes.length === 0) unchanged++;
+    else reports.push(report);
+  }
+  return {
+    reports,
+    added: [...news.keys()].filter((n) => !olds.has(n)).sort(),
+    removed: [...olds.keys()].filter((n) => !news.has(n)).sort(),
+    unchanged,
+  };
+}
+
+/** The set diff for people: each changed message's report, then the added and removed messages and a summary line. */
+export function formatSchemaSetDiff(diff: SchemaSetDiff): string {
+  const parts = diff.reports.map(formatDiffReport);
+  const lines: string[] = [];
+  for (const name of diff.added) lines.push(`${name}: added (compatible: used once both peers have it)`);
+  for (const name of diff.removed) lines.push(`${name}: removed (BREAKING: peers that use it are rejected)`);
+  const breaking = diff.reports.filter((r) => r.breaking > 0).length + diff.removed.length;
+  lines.push(
+    `${diff.reports.length} changed, ${diff.added.length} added, ${diff.removed.length} removed, ${diff.unchanged} unchanged messages; ${breaking} with breaking changes`,
+  );
+  return [...parts, `${lines.join("\n")}\n`].join("\n");
+}
+
+/** The CLI's exit code for a set diff: 1 when a message has a breaking change or was removed. */
+export function schemaSetDiffExitCode(diff: SchemaSetDiff): 0 | 1 {
+  return diff.removed.length > 0 || diff.reports.some((r) => r.breaking > 0) ? 1 : 0;
+}
+
 /** The CLI's exit code for a report: 1 when anything is breaking, else 0. */
 export function diffExitCode(report: DiffReport): 0 | 1 {
   return report.breaking > 0 ? 1 : 0;
@@ -168,6 +223,52 @@ export function formatDiffReport(report: DiffReport): string {
   if (report.changes.length === 0) lines.push("", `no changes in the common versions ${report.commonVersions}`);
   lines.push("", `${report.breaking} breaking, ${report.compatible} compatible changes`);
   return `${lines.join("\n")}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Header versions
+
+/** `headerVersions` as the schema writes it, or what stands in for it. */
+function headerVersionsText(spec: MessageSpec): string {
+  if (spec.headerVersions === null) return "none (from flexibleVersions)";
+  return `{ ${spec.headerVersions.map((h) => `"${h.range}": ${h.header}`).join(", ")} }`;
+}
+
+/** The header version of every common version, old and new (requests and responses only). */
+function compareHeaderVersions(oldSpec: MessageSpec, newSpec: MessageSpec, common: Versions, out: Collector): void {
+  const framed = (s: MessageSpec): boolean => s.type === "request" || s.type === "response";
+  // A type change is reported as such; a header's own versions are not framed by a header.
+  if (!framed(oldSpec) || oldSpec.type !== newSpec.type) return;
+  // Without headerVersions on either side the header follows flexibleVersions: a change is part
+  // of the flexible-versions-changed entry (compare.ts), not an entry of its own.
+  if (oldSpec.headerVersions === null && newSpec.headerVersions === null) return;
+  let changed = false;
+  for (let v = common.lowest; v <= common.highest; v++) {
+    const before = headerVersionAt(oldSpec, v);
+    const after = headerVersionAt(newSpec, v);
+    if (before === after) continue;
+    changed = true;
+    out.add(v, {
+      kind: "header-version-changed",
+      severity: "breaking",
+      path: "",
+      old: String(before),
+      new: String(after),
+      message: `${newSpec.type} header v${before} → v${after} (headerVersions ${headerVersionsText(oldSpec)} → ${headerVersionsText(newSpec)}): a peer on the other schema misreads the frame's header`,
+    });
+  }
+  const oldText = headerVersionsText(oldSpec);
+  const newText = headerVersionsText(newSpec);
+  if (!changed && oldText !== newText) {
+    out.addRange(common, {
+      kind: "header-versions-declared",
+      severity: "compatible",
+      path: "",
+      old: oldText,
+      new: newText,
+      message: `headerVersions ${oldText} → ${newText}: the same header version in every common version`,
+    });
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

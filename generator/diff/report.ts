@@ -21,6 +21,14 @@ export type DiffKind =
   | "api-key-changed"
   | "message-type-changed"
   | "message-renamed"
+  /**
+   * A request's (or response's) header version at an api version changed (KIP-1313's
+   * `headerVersions`, or `flexibleVersions` when a schema has none): always breaking, the peers
+   * frame the message differently.
+   */
+  | "header-version-changed"
+  /** `headerVersions` added, removed or rewritten with the same header version at every common api version. */
+  | "header-versions-declared"
   // regular fields
   | "field-added"
   | "field-removed"

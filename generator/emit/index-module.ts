@@ -64,7 +64,7 @@ function indexModule(
 ): string {
   const code = new Code();
   code.append(fileHeader(facts));
-  for (const n of names) code.line(`import { ${n} } from "./${n}.js";`);
+  for (const n of names) code.line(`import { ${n}, ${n}$fields } from "./${n}.js";`);
   code.line("");
   code.line(`export { ${names.join(", ")} };`);
   if (framing) code.line('export { ApiKey, type Apis, protocol, protocolDefinition } from "./protocol.js";');
@@ -75,6 +75,11 @@ function indexModule(
   code.line("");
   code.line("/** The name of a generated message. */");
   code.line("export type MessageName = keyof typeof messages;");
+  code.line("");
+  code.line(
+    "/** Every message's field table (`<Name>$fields`), by message name: for interpreters such as `decodeWithSpans`. */",
+  );
+  code.line(`export const fieldTables = { ${names.map((n) => `${n}: ${n}$fields`).join(", ")} } as const;`);
   return `${code}\n`;
 }
 

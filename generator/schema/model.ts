@@ -11,20 +11,9 @@ export type { MessageType } from "../../src/runtime/wire.js";
 import type { MessageType } from "../../src/runtime/wire.js";
 import type { Versions } from "./versions.js";
 
-/** Scalar and opaque types of the schema language. */
-export type PrimitiveTypeName =
-  | "bool"
-  | "int8"
-  | "int16"
-  | "uint16"
-  | "int32"
-  | "uint32"
-  | "int64"
-  | "float64"
-  | "string"
-  | "bytes"
-  | "records"
-  | "uuid";
+// Scalar and opaque types of the schema language: the runtime's too (field tables name them).
+export type { PrimitiveTypeName } from "../../src/runtime/wire.js";
+import type { PrimitiveTypeName } from "../../src/runtime/wire.js";
 
 export type FieldType =
   | { readonly kind: "primitive"; readonly name: PrimitiveTypeName }

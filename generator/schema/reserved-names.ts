@@ -17,7 +17,14 @@ export const RUNTIME_TYPES: readonly string[] = [
 /** What the generated protocol.ts imports from the runtime (with both header schemas). */
 export const INDEX_IMPORTS: readonly string[] = ["TypedProtocol", "defineProtocol"];
 /** What the generated index.ts (and protocol.ts, which it re-exports) defines. */
-export const INDEX_EXPORTS: readonly string[] = ["messages", "MessageName", "protocol", "ApiKey", "Apis"];
+export const INDEX_EXPORTS: readonly string[] = [
+  "messages",
+  "MessageName",
+  "protocol",
+  "ApiKey",
+  "Apis",
+  "fieldTables",
+];
 /** Files generated next to `<MessageName>.ts` (lower-case: no schema's message is named so). */
 export const MODULE_FILES: readonly string[] = ["index", "protocol"];
 

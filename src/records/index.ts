@@ -22,6 +22,9 @@ export {
   type KafkaRecordWithBatch,
 } from "./decode.js";
 
+// Byte spans of a record set (for decodeWithSpans of kafka-wire/runtime)
+export { recordSpans, type RecordSpansOptions } from "./spans.js";
+
 // Encoding
 export {
   encodeRecordBatch,

@@ -1,7 +1,7 @@
 /**
  * The kafka-wire runtime for users (`kafka-wire/runtime`): errors, the codec interface, the
- * reader and writer, frames and headers, uuids. Uint8Array and DataView only, no Node.js APIs,
- * so it runs in browsers, Deno, Bun and workers.
+ * reader and writer, frames and headers, uuids, field tables and decoding with byte spans.
+ * Uint8Array and DataView only, no Node.js APIs, so it runs in browsers, Deno, Bun and workers.
  *
  * What generated code imports is a separate, versioned contract: `kafka-wire/codegen/v1`.
  *
@@ -23,6 +23,16 @@ export type {
   InternalTopics,
 } from "./internal-topics.js";
 export { Writer } from "./writer.js";
+export type { FieldOptions, FieldRow, MessageTable, TableDefault } from "./table.js";
+export {
+  decodeWithSpans,
+  spansOf,
+  type ByteSpan,
+  type DecodedWithSpans,
+  type RecordSpanner,
+  type SpanDecodeOptions,
+  type SpanKind,
+} from "./spans.js";
 export { ZERO_UUID, uuidFromString, uuidToString } from "./base64.js";
 export {
   FrameSplitter,

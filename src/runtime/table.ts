@@ -10,25 +10,14 @@
  */
 
 import { KafkaDecodeError } from "./errors.js";
+import type { PrimitiveTypeName } from "./wire.js";
 
 /**
- * The wire types a field can have: a primitive of the schema language, a struct (its name, a
- * key of {@link MessageTable.structs}), or an array of either (`[]int32`, `[]Topic`), written
- * exactly as the schema writes the type.
+ * A primitive of the schema language. A field's type in a table is one of these, a struct (its
+ * name, a key of {@link MessageTable.structs}), or an array of either (`[]int32`, `[]Topic`),
+ * written exactly as the schema writes the type.
  */
-export type PrimitiveName =
-  | "bool"
-  | "int8"
-  | "int16"
-  | "uint16"
-  | "int32"
-  | "uint32"
-  | "int64"
-  | "float64"
-  | "string"
-  | "bytes"
-  | "records"
-  | "uuid";
+export type PrimitiveName = PrimitiveTypeName;
 
 /**
  * A field's default where it is not its type's zero value: null (the schema's `"null"`),

@@ -8,6 +8,21 @@
 export type MessageType =
   "request" | "response" | "header" | "data" | "metadata" | "coordinator-key" | "coordinator-value";
 
+/** Scalar and opaque types of the schema language (the schema's `"type"` of a field that is no struct or array). */
+export type PrimitiveTypeName =
+  | "bool"
+  | "int8"
+  | "int16"
+  | "uint16"
+  | "int32"
+  | "uint32"
+  | "int64"
+  | "float64"
+  | "string"
+  | "bytes"
+  | "records"
+  | "uuid";
+
 /** An inclusive version range; `highest` is 32767 for an open-ended range (`"N+"`). */
 export interface VersionRange {
   /** The lowest version (0..32767). */

@@ -24,24 +24,10 @@ import {
   fromHex,
   initFromDescription,
   readVectors,
+  RECORD_SET_FILES,
   type RecordSetVector,
 } from "./support.js";
 import { encodeRecordBatch } from "../../src/records/index.js";
-
-const FILES = [
-  "none",
-  "gzip",
-  "snappy",
-  "lz4",
-  "zstd",
-  "transactional",
-  "control",
-  "compacted",
-  "legacy",
-  "cluster-metadata",
-  "concat",
-  "truncated-tail",
-];
 
 /**
  * The generated corpus index's `controlDecoder` (KRaft control records through the codecs of
@@ -60,7 +46,7 @@ async function kraftDecoder(): Promise<(type: ControlRecordTypeName, id: number,
 }
 
 describeShared("golden record sets (Kafka's MemoryRecords)", "golden/records", (dir) => {
-  for (const file of FILES) {
+  for (const file of RECORD_SET_FILES) {
     describe(`records-${file}.json`, () => {
       const vectors = readVectors<RecordSetVector>(dir, `records-${file}.json`);
 

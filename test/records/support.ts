@@ -19,6 +19,22 @@ export interface RecordSetVector {
   readonly note: string;
 }
 
+/** The `records-<kind>.json` files of record-set vectors (the README's table, without `invalid`). */
+export const RECORD_SET_FILES = [
+  "none",
+  "gzip",
+  "snappy",
+  "lz4",
+  "zstd",
+  "transactional",
+  "control",
+  "compacted",
+  "legacy",
+  "cluster-metadata",
+  "concat",
+  "truncated-tail",
+];
+
 /** Reads a vector file: a JSON array with one vector per line. */
 export function readVectors<T>(dir: string, file: string): T[] {
   return JSON.parse(readFileSync(path.join(dir, file), "utf8")) as T[];
