@@ -1,0 +1,51 @@
+/**
+ * @platformatic/kafka 2.12.1 in the soak (test/broker-soak.test.ts), on Node.js 24 from
+ * test/runtimes. Role `member`: a KIP-848 consumer group member (`groupProtocol: "consumer"`)
+ * reading from the committed offsets (the earliest when none), auto-committing every 300 ms;
+ * emits `{ got: [[partition, offset, key]] }` and, when it changes, `{ held: [partitions] }`.
+ */
+
+import { Consumer, stringDeserializers } from "@platformatic/kafka";
+import { args, emit, finish, onStop } from "./peer.mjs";
+
+if (args.role !== "member") throw new Error(`no role ${args.role}`);
+const consumer = new Consumer({
+  bootstrapBrokers: args.bootstrap.split(","),
+  clientId: "soak-platformatic-member",
+  groupId: args.groupId,
+  groupProtocol: "consumer",
+  deserializers: stringDeserializers,
+  maxWaitTime: 100,
+  timeout: 5000,
+  retries: 20,
+  retryDelay: 100,
+});
+const stream = await consumer.consume({
+  topics: [args.topic],
+  mode: "committed",
+  fallbackMode: "earliest",
+  autocommit: 300,
+});
+// Batched: one line per tick rather than per record.
+let pending = [];
+stream.on("data", (m) => pending.push([m.partition, Number(m.offset), m.key]));
+stream.on("error", (e) => console.error(`platformatic member: ${e?.stack ?? e}`));
+let held = "";
+const tick = setInterval(() => {
+  if (pending.length > 0) {
+    emit({ got: pending });
+    pending = [];
+  }
+  const now = JSON.stringify(
+    (consumer.assignments ?? []).flatMap((a) => (a.topic === args.topic ? a.partitions : [])).sort((a, b) => a - b),
+  );
+  if (now !== held) emit({ held: JSON.parse((held = now)) });
+}, 100);
+emit({ ready: true });
+onStop(async () => {
+  clearInterval(tick);
+  await stream.close().catch(() => {});
+  await consumer.close().catch(() => {});
+  if (pending.length > 0) emit({ got: pending });
+  finish({});
+});
