@@ -148,7 +148,8 @@ class MemorySampler {
   sample(): void {
     const m = process.memoryUsage();
     const heapAndBuffers = m.heapUsed + m.external;
-    if (heapAndBuffers > this.peak.heapAndBuffers) this.peak = { heapAndBuffers, rss: m.rss, at: Date.now() - this.start };
+    if (heapAndBuffers > this.peak.heapAndBuffers)
+      this.peak = { heapAndBuffers, rss: m.rss, at: Date.now() - this.start };
     this.peak.rss = Math.max(this.peak.rss, m.rss);
   }
 
@@ -206,7 +207,11 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     if (figures.length > 0) console.log(figures.join("\n"));
   });
 
-  const start = (name: string, driver: { command: string; args: string[]; json: Record<string, unknown> }, onEvent: (peer: Peer, e: PeerEvent) => void) => {
+  const start = (
+    name: string,
+    driver: { command: string; args: string[]; json: Record<string, unknown> },
+    onEvent: (peer: Peer, e: PeerEvent) => void,
+  ) => {
     const peer = new Peer(
       name,
       driver.command,
@@ -317,8 +322,16 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     };
     const production = { topic: TOPIC, role: "produce", batch: 5, intervalMs: 40, max: 100_000 };
     const producers = [
-      start("kafkajs producer", kafkajsDriver({ ...production, prefix: "kafkajs" }), onProducer),
-      start("kafka-javascript producer", kafkaJavascriptDriver({ ...production, prefix: "kafka-javascript" }), onProducer),
+      start(
+        "kafkajs producer",
+        kafkajsDriver({ ...production, prefix: "kafkajs", partitions: PARTITIONS }),
+        onProducer,
+      ),
+      start(
+        "kafka-javascript producer",
+        kafkaJavascriptDriver({ ...production, prefix: "kafka-javascript" }),
+        onProducer,
+      ),
     ];
     await Promise.all(producers.map((p) => p.waitReady(60_000)));
 
@@ -335,7 +348,8 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     ] as const;
     type Kind = (typeof kinds)[number];
     const schedule: Kind[] = [...kinds];
-    while (schedule.length < 22) schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killMember")));
+    while (schedule.length < 22)
+      schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killMember")));
     for (let i = schedule.length - 1; i > 0; i--) {
       const j = random.int(0, i);
       [schedule[i], schedule[j]] = [schedule[j]!, schedule[i]!];
@@ -359,7 +373,13 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
         case "failProduce":
         case "failFetch": {
           const times = random.int(1, 3);
-          cluster.fail({ apiKey: kind === "failProduce" ? 0 : 1, errorCode: "NOT_LEADER_OR_FOLLOWER", times, topic: TOPIC, partition });
+          cluster.fail({
+            apiKey: kind === "failProduce" ? 0 : 1,
+            errorCode: "NOT_LEADER_OR_FOLLOWER",
+            times,
+            topic: TOPIC,
+            partition,
+          });
           log.push(`${kind} ${TOPIC}-${partition} ×${times}`);
           break;
         }
@@ -439,7 +459,9 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       for (const p of cluster.cluster.topics.get(TOPIC)!.partitions) {
         for (const b of p.log.batches) {
           if (Buffer.from(b.bytes).includes(Buffer.from(key))) {
-            const near = [...readAt].filter(([at]) => at.startsWith(`${p.index}:`) && Math.abs(Number(at.split(":")[1]) - Number(b.baseOffset)) <= 6);
+            const near = [...readAt].filter(
+              ([at]) => at.startsWith(`${p.index}:`) && Math.abs(Number(at.split(":")[1]) - Number(b.baseOffset)) <= 6,
+            );
             return { partition: p.index, batch: `${b.baseOffset}..${b.lastOffset}`, near };
           }
         }
@@ -463,9 +485,16 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       () =>
         `${missingKeys().length} acknowledged records not consumed (${missingKeys().slice(0, 5)}); ` +
         `committed ${committed()} of log ends ${logEnd()}; live members hold ` +
-        `${live().map((m) => `${m.peer.name} [${m.held}]`).join(", ")}; described ${JSON.stringify(described)}\n` +
-        `where: ${missingKeys().slice(0, 5).map((k) => `${k} at ${JSON.stringify(where(k))}`).join("; ")}\n` +
-        live().map((m) => `${m.peer.name} stderr: ${m.peer.stderr().slice(-1500)}`).join("\n"),
+        `${live()
+          .map((m) => `${m.peer.name} [${m.held}]`)
+          .join(", ")}; described ${JSON.stringify(described)}\n` +
+        `where: ${missingKeys()
+          .slice(0, 5)
+          .map((k) => `${k} at ${JSON.stringify(where(k))}`)
+          .join("; ")}\n` +
+        live()
+          .map((m) => `${m.peer.name} stderr: ${m.peer.stderr().slice(-1500)}`)
+          .join("\n"),
     );
     const converged = Date.now();
 
@@ -474,7 +503,10 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     for (let p = 0; p < PARTITIONS; p++) stored.push(...(await logRecords(cluster, TOPIC, p)).map((r) => r.key));
     const storedSet = new Set(stored);
     expect(repeated(stored), "records stored twice").toEqual([]);
-    expect([...acked.keys()].filter((k) => !storedSet.has(k)), "acknowledged records not in the logs").toEqual([]);
+    expect(
+      [...acked.keys()].filter((k) => !storedSet.has(k)),
+      "acknowledged records not in the logs",
+    ).toEqual([]);
     // Nothing but what the producers sent.
     expect(stored.filter((k) => !acked.has(k) && !failed.includes(k))).toEqual([]);
 
@@ -505,7 +537,15 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     const acked = new Set<string>();
     const producer = start(
       "kafkajs input producer",
-      kafkajsDriver({ role: "produce", topic: TXN_IN, prefix: "in", batch: 5, intervalMs: 50, max: 100_000 }),
+      kafkajsDriver({
+        role: "produce",
+        topic: TXN_IN,
+        prefix: "in",
+        partitions: TXN_PARTITIONS,
+        batch: 5,
+        intervalMs: 50,
+        max: 100_000,
+      }),
       (_, e) => {
         for (const id of (e["acked"] as string[] | undefined) ?? []) acked.add(id);
       },
@@ -555,7 +595,8 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     ] as const;
     type Kind = (typeof kinds)[number];
     const schedule: Kind[] = [...kinds];
-    while (schedule.length < 18) schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killTransformer")));
+    while (schedule.length < 18)
+      schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killTransformer")));
     for (let i = schedule.length - 1; i > 0; i--) {
       const j = random.int(0, i);
       [schedule[i], schedule[j]] = [schedule[j]!, schedule[i]!];
@@ -580,7 +621,13 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
         case "failFetch": {
           const times = random.int(1, 3);
           const t = kind === "failProduce" ? TXN_OUT : TXN_IN;
-          cluster.fail({ apiKey: kind === "failProduce" ? 0 : 1, errorCode: "NOT_LEADER_OR_FOLLOWER", times, topic: t, partition });
+          cluster.fail({
+            apiKey: kind === "failProduce" ? 0 : 1,
+            errorCode: "NOT_LEADER_OR_FOLLOWER",
+            times,
+            topic: t,
+            partition,
+          });
           log.push(`${kind} ${t}-${partition} ×${times}`);
           break;
         }
@@ -652,22 +699,29 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     const input: string[] = [];
     for (let p = 0; p < TXN_PARTITIONS; p++) input.push(...(await logRecords(cluster, TXN_IN, p)).map((r) => r.key));
     expect(repeated(input), "input records stored twice").toEqual([]);
-    expect([...acked].filter((k) => !input.includes(k)), "acknowledged input records not in the log").toEqual([]);
+    expect(
+      [...acked].filter((k) => !input.includes(k)),
+      "acknowledged input records not in the log",
+    ).toEqual([]);
 
     // The output's committed records, from the log (transactions' markers), and as a read_committed reader sees them.
-    const output = await Promise.all(
-      Array.from({ length: TXN_PARTITIONS }, (_, p) => logRecords(cluster, TXN_OUT, p)),
-    );
+    const output = await Promise.all(Array.from({ length: TXN_PARTITIONS }, (_, p) => logRecords(cluster, TXN_OUT, p)));
     const committedOutput = output.flat().filter((r) => r.committed);
-    const lastCommitted = output.map((rs) => rs.filter((r) => r.committed).reduce((a, r) => (r.offset > a ? r.offset : a), -1n));
+    const lastCommitted = output.map((rs) =>
+      rs.filter((r) => r.committed).reduce((a, r) => (r.offset > a ? r.offset : a), -1n),
+    );
     const read: string[] = [];
     const position = new Array<number>(TXN_PARTITIONS).fill(-1);
-    const reader = start("read_committed reader", kafkajsDriver({ role: "read", topic: TXN_OUT, groupId: "soak-reader" }), (_, e) => {
-      for (const [p, offset, key] of (e["got"] as [number, number, string][] | undefined) ?? []) {
-        read.push(key);
-        position[p] = Math.max(position[p]!, offset);
-      }
-    });
+    const reader = start(
+      "read_committed reader",
+      kafkajsDriver({ role: "read", topic: TXN_OUT, groupId: "soak-reader" }),
+      (_, e) => {
+        for (const [p, offset, key] of (e["got"] as [number, number, string][] | undefined) ?? []) {
+          read.push(key);
+          position[p] = Math.max(position[p]!, offset);
+        }
+      },
+    );
     await reader.waitReady(60_000);
     await until(
       () => position.every((at, p) => BigInt(at) >= lastCommitted[p]!),
@@ -678,13 +732,15 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
 
     const inputSet = new Set(input);
     expect(repeated(read), "output records a read_committed reader saw twice").toEqual([]);
-    expect([...inputSet].filter((k) => !read.includes(k)), "input records missing from the output").toEqual([]);
+    expect(
+      [...inputSet].filter((k) => !read.includes(k)),
+      "input records missing from the output",
+    ).toEqual([]);
     expect(read.filter((k) => !inputSet.has(k))).toEqual([]);
     expect(read.length).toBe(inputSet.size);
-    expect(
-      committedOutput.map((r) => r.key).sort(),
-      "the log's committed output is what the reader saw",
-    ).toEqual([...read].sort());
+    expect(committedOutput.map((r) => r.key).sort(), "the log's committed output is what the reader saw").toEqual(
+      [...read].sort(),
+    );
     memory.stop();
 
     const abortedInLog = output.flat().filter((r) => !r.committed).length;

@@ -23,4 +23,9 @@ export const KAFKA_JAVASCRIPT = path.join(
 );
 
 /** Its native addon, built for this Node.js (its ABI is part of the install's stamp). */
-export const KAFKA_JAVASCRIPT_ADDON = path.join(KAFKA_JAVASCRIPT, "build", "Release", "confluent-kafka-javascript.node");
+export const KAFKA_JAVASCRIPT_ADDON = path.join(
+  KAFKA_JAVASCRIPT,
+  "build",
+  "Release",
+  "confluent-kafka-javascript.node",
+);

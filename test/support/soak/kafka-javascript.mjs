@@ -17,7 +17,11 @@ const pkg = process.argv[2];
 const { KafkaJS } = createRequire(path.join(pkg, "package.json"))(pkg);
 const { Kafka, logLevel } = KafkaJS;
 const kafka = new Kafka({
-  kafkaJS: { clientId: `soak-kafka-javascript-${args.role}`, brokers: args.bootstrap.split(","), logLevel: logLevel.NOTHING },
+  kafkaJS: {
+    clientId: `soak-kafka-javascript-${args.role}`,
+    brokers: args.bootstrap.split(","),
+    logLevel: logLevel.NOTHING,
+  },
 });
 
 if (args.role === "produce") await produce();
@@ -65,7 +69,12 @@ async function member() {
   });
   let held = "";
   const watch = setInterval(() => {
-    const now = JSON.stringify(consumer.assignment().map((a) => a.partition).sort((a, b) => a - b));
+    const now = JSON.stringify(
+      consumer
+        .assignment()
+        .map((a) => a.partition)
+        .sort((a, b) => a - b),
+    );
     if (now !== held) emit({ held: JSON.parse((held = now)) });
   }, 100);
   emit({ ready: true });

@@ -2,8 +2,16 @@
  * kafkajs 2.2.4 in the soak (test/broker-soak.test.ts), one role per process (the JSON argument's
  * `role`):
  * - `produce`: an idempotent producer (`idempotent: true`, one request in flight, acks -1) that
- *   sends `batch` numbered records every `intervalMs` until stopped; emits `{ acked: [ids] }`
- *   when a send resolves and `{ failed: [ids] }` when it rejects (those ids are never sent again).
+ *   sends `batch` numbered records every `intervalMs` until stopped, each send to one partition
+ *   (round-robin over `partitions`); emits `{ acked: [ids] }` when a send resolves and
+ *   `{ failed: [ids] }` when it rejects (those ids are never sent again).
+ *
+ * One partition per send, because kafkajs 2.2.4 loses records of a send that spans brokers:
+ * `sendMessages` keeps the brokers' responses across its retries and sends only to brokers
+ * without one, so when a partition that failed (NOT_LEADER_OR_FOLLOWER) has moved to a broker
+ * that had answered for the send's other partitions, its records are never sent again and the
+ * send resolves (the soak found this: acknowledged keys in no Produce request at all; Kafka
+ * would lose them the same way; tulios/kafkajs#1303, #1798).
  * - `transform`: consume-transform-produce with transactions: a classic group member that, for
  *   each batch it is handed, begins a transaction, sends each record's id to `outTopic`, adds the
  *   next offsets to the transaction (`sendOffsets`) and commits; a batch whose transaction fails
@@ -40,7 +48,12 @@ async function produce() {
     const batch = ids(args.prefix, n, args.batch);
     n += batch.length;
     try {
-      await producer.send({ topic: args.topic, acks: -1, messages: batch.map((id) => ({ key: id, value: id })) });
+      const partition = (n / args.batch - 1) % args.partitions;
+      await producer.send({
+        topic: args.topic,
+        acks: -1,
+        messages: batch.map((id) => ({ key: id, value: id, partition })),
+      });
       emit({ acked: batch });
     } catch (e) {
       emit({ failed: batch, error: describe(e) });
@@ -83,11 +96,18 @@ async function transform() {
         await txn.send({
           topic: args.outTopic,
           acks: -1,
-          messages: messages.map((m) => ({ key: m.key, value: `${m.value}|${batch.partition}:${m.offset}` })),
+          // The input partition's number (the output has as many): one broker per send (see above).
+          messages: messages.map((m) => ({
+            key: m.key,
+            value: `${m.value}|${batch.partition}:${m.offset}`,
+            partition: batch.partition,
+          })),
         });
         await txn.sendOffsets({
           consumerGroupId: args.groupId,
-          topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(Number(last) + 1) }] }],
+          topics: [
+            { topic: batch.topic, partitions: [{ partition: batch.partition, offset: String(Number(last) + 1) }] },
+          ],
         });
         await txn.commit();
       } catch (e) {

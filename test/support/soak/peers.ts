@@ -118,7 +118,11 @@ export class Peer {
 }
 
 /** A seeded PRNG (mulberry32): the same seed, the same fault schedule. */
-export function rng(seed: number): { next(): number; int(lo: number, hi: number): number; pick<T>(xs: readonly T[]): T } {
+export function rng(seed: number): {
+  next(): number;
+  int(lo: number, hi: number): number;
+  pick<T>(xs: readonly T[]): T;
+} {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -17,7 +17,7 @@ const consumer = new Consumer({
   deserializers: stringDeserializers,
   maxWaitTime: 100,
   timeout: 5000,
-  retries: 20,
+  retries: 200,
   retryDelay: 100,
 });
 const stream = await consumer.consume({
