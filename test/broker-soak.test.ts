@@ -110,7 +110,7 @@ async function logRecords(
   for (const stored of cluster.cluster.partition(topic, partition)!.log.batches) {
     const set = await decodeRecords(stored.bytes, { codecs });
     for (const batch of set.batches) {
-      if (!("isControl" in batch)) throw new Error(`${topic}-${partition}: a legacy message set`);
+      if (batch.magic !== 2) throw new Error(`${topic}-${partition}: a legacy message set`);
       if (batch.isControl) {
         const marker = batch.records[0]?.control?.type;
         for (const r of open.get(batch.producerId) ?? []) out.push({ ...r, committed: marker === "COMMIT" });
@@ -240,6 +240,92 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     return dispose;
   };
 
+  /** Interceptors of `loseResponses` not used up yet (disposed when a part's faults end). */
+  const disposers: (() => void)[] = [];
+  type Random = ReturnType<typeof rng>;
+  /** The faults both parts inject, each with its targets drawn from `random`; each returns its line of the schedule. */
+  const fault = {
+    /** `topic`-`partition`'s leadership to another running replica (the epoch goes up). */
+    moveLeader(random: Random, topic: string, partition: number): string {
+      const p = cluster.cluster.partition(topic, partition)!;
+      const to = random.pick(running().filter((n) => n !== p.leader));
+      cluster.moveLeader(topic, partition, to);
+      return `moveLeader ${topic}-${partition} to ${to}`;
+    },
+    /** NOT_LEADER_OR_FOLLOWER for the next 1..3 Produce (0) or Fetch (1) requests of `topic`-`partition`. */
+    notLeader(random: Random, apiKey: 0 | 1, topic: string, partition: number): string {
+      const times = random.int(1, 3);
+      cluster.fail({ apiKey, errorCode: "NOT_LEADER_OR_FOLLOWER", times, topic, partition });
+      return `NOT_LEADER_OR_FOLLOWER on ${apiKey === 0 ? "Produce" : "Fetch"} ${topic}-${partition} ×${times}`;
+    },
+    /** The connections of the next 1..`maxTimes` requests of one of `apiKeys` closed unanswered (no effect). */
+    drop(random: Random, apiKeys: readonly number[], maxTimes: number): string {
+      const apiKey = random.pick(apiKeys);
+      const times = random.int(1, maxTimes);
+      cluster.drop({ apiKey, times });
+      return `drop api key ${apiKey} ×${times}`;
+    },
+    /** The responses of the next 1..`maxTimes` requests of one of `apiKeys` lost (see loseResponses). */
+    loseResponses(random: Random, apiKeys: readonly (0 | 24 | 26 | 28)[], maxTimes: number): string {
+      const apiKey = random.pick(apiKeys);
+      const times = random.int(1, maxTimes);
+      disposers.push(loseResponses(apiKey, times));
+      return `lose the responses of api key ${apiKey} ×${times}`;
+    },
+    /** `group`'s coordinator to another running node. */
+    moveCoordinator(random: Random, group: string): string {
+      const now = coordinatorFor(cluster.cluster, group, 0);
+      const to = random.pick(running().filter((n) => typeof now === "number" || n !== now.nodeId));
+      cluster.moveCoordinator(group, to);
+      return `moveCoordinator ${group} to ${to}`;
+    },
+    /** A running node stopped for 1.5..3 s, then started. */
+    async stopBroker(random: Random): Promise<string> {
+      const node = random.pick(running());
+      const downMs = random.int(1500, 3000);
+      await cluster.stopBroker(node);
+      await sleep(downMs);
+      await cluster.startBroker(node);
+      return `stopBroker ${node} for ${downMs} ms`;
+    },
+  };
+
+  /**
+   * Injects faults for {@link FAULT_MS}: every kind of `kinds` once and then those not in `once`
+   * up to `total`, in an order drawn from `random`, 300..1000 ms apart; `inject` does one.
+   * Then the faults not used up are cleared: what comes after is recovery.
+   */
+  const injectFaults = async <K extends string>(
+    random: Random,
+    kinds: readonly K[],
+    once: readonly K[],
+    total: number,
+    inject: (kind: K) => string | Promise<string>,
+  ) => {
+    const schedule: K[] = [...kinds];
+    while (schedule.length < total) schedule.push(random.pick(kinds.filter((k) => !once.includes(k))));
+    for (let i = schedule.length - 1; i > 0; i--) {
+      const j = random.int(0, i);
+      [schedule[i], schedule[j]] = [schedule[j]!, schedule[i]!];
+    }
+    const injected = new Map<K, number>();
+    const log: string[] = [];
+    const began = Date.now();
+    for (const kind of schedule) {
+      if (Date.now() > began + FAULT_MS) break;
+      await sleep(random.int(300, 1000));
+      log.push(await inject(kind));
+      injected.set(kind, (injected.get(kind) ?? 0) + 1);
+    }
+    const unused = cluster.cluster.control.pending().length;
+    for (const d of disposers.splice(0)) d();
+    cluster.cluster.control.clear();
+    const summary =
+      `  faults ${[...injected].map(([k, n]) => `${k} ${n}`).join(", ")} ` +
+      `(${log.length} in ${Date.now() - began} ms; not used up at the end: ${unused})\n  schedule: ${log.join("; ")}`;
+    return { injected, lastFault: Date.now(), summary };
+  };
+
   /** ConsumerGroupDescribe v0 of `group`, asked of its coordinator. */
   const describeGroup = async (group: string) => {
     const node = coordinatorFor(cluster.cluster, group, 0);
@@ -346,87 +432,38 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       "stopBroker",
       "killMember",
     ] as const;
-    type Kind = (typeof kinds)[number];
-    const schedule: Kind[] = [...kinds];
-    while (schedule.length < 22)
-      schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killMember")));
-    for (let i = schedule.length - 1; i > 0; i--) {
-      const j = random.int(0, i);
-      [schedule[i], schedule[j]] = [schedule[j]!, schedule[i]!];
-    }
-    const injected = new Map<Kind, number>();
-    const log: string[] = [];
-    const disposers: (() => void)[] = [];
-    const faultsEnd = Date.now() + FAULT_MS;
-    for (const kind of schedule) {
-      if (Date.now() > faultsEnd) break;
-      await sleep(random.int(300, 1000));
-      const partition = random.int(0, PARTITIONS - 1);
-      switch (kind) {
-        case "moveLeader": {
-          const p = cluster.cluster.partition(TOPIC, partition)!;
-          const to = random.pick(running().filter((n) => n !== p.leader));
-          cluster.moveLeader(TOPIC, partition, to);
-          log.push(`${kind} ${TOPIC}-${partition} to ${to}`);
-          break;
+    const { injected, lastFault, summary } = await injectFaults(
+      random,
+      kinds,
+      ["stopBroker", "killMember"],
+      22,
+      async (kind) => {
+        const partition = random.int(0, PARTITIONS - 1);
+        switch (kind) {
+          case "moveLeader":
+            return fault.moveLeader(random, TOPIC, partition);
+          case "failProduce":
+            return fault.notLeader(random, 0, TOPIC, partition);
+          case "failFetch":
+            return fault.notLeader(random, 1, TOPIC, partition);
+          case "drop":
+            // Produce, Fetch, ConsumerGroupHeartbeat, OffsetCommit, Metadata.
+            return fault.drop(random, [0, 1, 68, 8, 3], 2);
+          case "loseProduceResponses":
+            return fault.loseResponses(random, [0], 2);
+          case "moveCoordinator":
+            return fault.moveCoordinator(random, GROUP);
+          case "stopBroker":
+            return fault.stopBroker(random);
+          case "killMember": {
+            const victim = random.pick(live());
+            victim.peer.kill();
+            const replacement = addMember(victim.client as "kafka-javascript" | "platformatic");
+            return `killMember ${victim.peer.name}, replaced by ${replacement.peer.name}`;
+          }
         }
-        case "failProduce":
-        case "failFetch": {
-          const times = random.int(1, 3);
-          cluster.fail({
-            apiKey: kind === "failProduce" ? 0 : 1,
-            errorCode: "NOT_LEADER_OR_FOLLOWER",
-            times,
-            topic: TOPIC,
-            partition,
-          });
-          log.push(`${kind} ${TOPIC}-${partition} ×${times}`);
-          break;
-        }
-        case "drop": {
-          // Produce, Fetch, ConsumerGroupHeartbeat, OffsetCommit, Metadata.
-          const apiKey = random.pick([0, 1, 68, 8, 3]);
-          const times = random.int(1, 2);
-          cluster.drop({ apiKey, times });
-          log.push(`${kind} api key ${apiKey} ×${times}`);
-          break;
-        }
-        case "loseProduceResponses": {
-          const times = random.int(1, 2);
-          disposers.push(loseResponses(0, times));
-          log.push(`${kind} ×${times}`);
-          break;
-        }
-        case "moveCoordinator": {
-          const now = coordinatorFor(cluster.cluster, GROUP, 0);
-          const to = random.pick(running().filter((n) => typeof now === "number" || n !== now.nodeId));
-          cluster.moveCoordinator(GROUP, to);
-          log.push(`${kind} ${GROUP} to ${to}`);
-          break;
-        }
-        case "stopBroker": {
-          const node = random.pick(running());
-          const downMs = random.int(1500, 3000);
-          await cluster.stopBroker(node);
-          await sleep(downMs);
-          await cluster.startBroker(node);
-          log.push(`${kind} ${node} for ${downMs} ms`);
-          break;
-        }
-        case "killMember": {
-          const victim = random.pick(live());
-          victim.peer.kill();
-          const replacement = addMember(victim.client as "kafka-javascript" | "platformatic");
-          log.push(`${kind} ${victim.peer.name}, replaced by ${replacement.peer.name}`);
-          break;
-        }
-      }
-      injected.set(kind, (injected.get(kind) ?? 0) + 1);
-    }
-    const lastFault = Date.now();
-    const unused = cluster.cluster.control.pending();
-    for (const d of disposers) d();
-    cluster.cluster.control.clear();
+      },
+    );
 
     // Production ends; then the group must converge and catch up.
     for (const p of producers) {
@@ -438,15 +475,17 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       Array.from({ length: PARTITIONS }, (_, p) => cluster.cluster.groups.committed(GROUP, TOPIC, p)?.offset ?? -1n);
     let described: Awaited<ReturnType<typeof describeGroup>> | string = null;
     const stable = async () => {
-      described = await describeGroup(GROUP).catch((e: Error) => e.message);
-      if (typeof described === "string") return false;
-      if (described === null || described.errorCode !== 0 || described.groupState !== "Stable") return false;
-      const assigned = described.members.flatMap((m) => m.assignment.topicPartitions.flatMap((t) => t.partitions));
+      const group = await describeGroup(GROUP).catch((e: Error) => e.message);
+      described = group;
+      if (typeof group === "string" || group === null || group.errorCode !== 0 || group.groupState !== "Stable") {
+        return false;
+      }
+      const assigned = group.members.flatMap((m) => m.assignment.topicPartitions.flatMap((t) => t.partitions));
       return (
-        described.members.length === 3 &&
-        described.members.every(
+        group.members.length === 3 &&
+        group.members.every(
           (m) =>
-            m.memberEpoch === described!.groupEpoch &&
+            m.memberEpoch === group.groupEpoch &&
             JSON.stringify(m.assignment) === JSON.stringify(m.targetAssignment) &&
             m.assignment.topicPartitions.some((t) => t.partitions.length > 0),
         ) &&
@@ -523,8 +562,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
         `${failed.length} failed${producerErrors.length > 0 ? ` (first: ${producerErrors[0]})` : ""}; ${stored.length} in the logs; ` +
         `${consumed.size} distinct consumed (${redelivered} handed over more than once, at-least-once); ` +
         `members ${members.map((m) => `${m.peer.name}${m.peer.killed ? " killed" : ""}: ${m.got}`).join(", ")}`,
-      `  faults ${[...injected].map(([k, n]) => `${k} ${n}`).join(", ")} (${[...injected.values()].reduce((a, b) => a + b, 0)} in ${lastFault - began} ms; unused at the end: ${unused.length})`,
-      `  schedule: ${log.join("; ")}`,
+      summary,
       `  converged ${converged - lastFault} ms after the last fault; part 1 took ${converged - began} ms`,
     );
     expect(acked.size).toBeGreaterThan(0);
@@ -603,99 +641,44 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       "stopBroker",
       "killTransformer",
     ] as const;
-    type Kind = (typeof kinds)[number];
-    const schedule: Kind[] = [...kinds];
-    while (schedule.length < 18)
-      schedule.push(random.pick(kinds.filter((k) => k !== "stopBroker" && k !== "killTransformer")));
-    for (let i = schedule.length - 1; i > 0; i--) {
-      const j = random.int(0, i);
-      [schedule[i], schedule[j]] = [schedule[j]!, schedule[i]!];
-    }
-    const injected = new Map<Kind, number>();
-    const log: string[] = [];
-    const disposers: (() => void)[] = [];
-    const faultsEnd = Date.now() + FAULT_MS;
-    for (const kind of schedule) {
-      if (Date.now() > faultsEnd) break;
-      await sleep(random.int(300, 1000));
-      const topic = random.pick([TXN_IN, TXN_OUT]);
-      const partition = random.int(0, TXN_PARTITIONS - 1);
-      switch (kind) {
-        case "moveLeader": {
-          const p = cluster.cluster.partition(topic, partition)!;
-          const to = random.pick(running().filter((n) => n !== p.leader));
-          cluster.moveLeader(topic, partition, to);
-          log.push(`${kind} ${topic}-${partition} to ${to}`);
-          break;
+    const { injected, lastFault, summary } = await injectFaults(
+      random,
+      kinds,
+      ["stopBroker", "killTransformer"],
+      18,
+      async (kind) => {
+        const partition = random.int(0, TXN_PARTITIONS - 1);
+        switch (kind) {
+          case "moveLeader":
+            return fault.moveLeader(random, random.pick([TXN_IN, TXN_OUT]), partition);
+          case "failProduce":
+            return fault.notLeader(random, 0, TXN_OUT, partition);
+          case "failFetch":
+            return fault.notLeader(random, 1, TXN_IN, partition);
+          case "drop":
+            // AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, Fetch, Heartbeat.
+            return fault.drop(random, [24, 25, 26, 28, 1, 12], 1);
+          case "loseTxnResponse":
+            // AddPartitionsToTxn, EndTxn, TxnOffsetCommit: done, but the client does not know.
+            return fault.loseResponses(random, [24, 26, 28], 1);
+          case "moveTxnCoordinator": {
+            // The transaction coordinator: the leader of the transactional id's __transaction_state partition.
+            return fault.moveLeader(random, "__transaction_state", coordinatorPartition(TXN_ID));
+          }
+          case "moveCoordinator":
+            return fault.moveCoordinator(random, TXN_GROUP);
+          case "stopBroker":
+            return fault.stopBroker(random);
+          case "killTransformer": {
+            const victim = transformer!;
+            victim.kill();
+            await victim.exited;
+            startTransformer();
+            return `killTransformer ${victim.name}, replaced by ${transformer!.name}`;
+          }
         }
-        case "failProduce":
-        case "failFetch": {
-          const times = random.int(1, 3);
-          const t = kind === "failProduce" ? TXN_OUT : TXN_IN;
-          cluster.fail({
-            apiKey: kind === "failProduce" ? 0 : 1,
-            errorCode: "NOT_LEADER_OR_FOLLOWER",
-            times,
-            topic: t,
-            partition,
-          });
-          log.push(`${kind} ${t}-${partition} ×${times}`);
-          break;
-        }
-        case "drop": {
-          // AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, TxnOffsetCommit, Fetch, Heartbeat.
-          const apiKey = random.pick([24, 25, 26, 28, 1, 12]);
-          cluster.drop({ apiKey });
-          log.push(`${kind} api key ${apiKey}`);
-          break;
-        }
-        case "loseTxnResponse": {
-          // AddPartitionsToTxn, EndTxn, TxnOffsetCommit: done, and the client retries it.
-          const apiKey = random.pick([24, 26, 28] as const);
-          disposers.push(loseResponses(apiKey, 1));
-          log.push(`${kind} api key ${apiKey}`);
-          break;
-        }
-        case "moveTxnCoordinator": {
-          // The transaction coordinator is the leader of the transactional id's __transaction_state partition.
-          const index = coordinatorPartition(TXN_ID);
-          const p = cluster.cluster.partition("__transaction_state", index)!;
-          const to = random.pick(running().filter((n) => n !== p.leader));
-          cluster.moveLeader("__transaction_state", index, to);
-          log.push(`${kind} to ${to}`);
-          break;
-        }
-        case "moveCoordinator": {
-          const now = coordinatorFor(cluster.cluster, TXN_GROUP, 0);
-          const to = random.pick(running().filter((n) => typeof now === "number" || n !== now.nodeId));
-          cluster.moveCoordinator(TXN_GROUP, to);
-          log.push(`${kind} ${TXN_GROUP} to ${to}`);
-          break;
-        }
-        case "stopBroker": {
-          const node = random.pick(running());
-          const downMs = random.int(1500, 3000);
-          await cluster.stopBroker(node);
-          await sleep(downMs);
-          await cluster.startBroker(node);
-          log.push(`${kind} ${node} for ${downMs} ms`);
-          break;
-        }
-        case "killTransformer": {
-          const victim = transformer!;
-          victim.kill();
-          await victim.exited;
-          startTransformer();
-          log.push(`${kind} ${victim.name}, replaced by ${transformer!.name}`);
-          break;
-        }
-      }
-      injected.set(kind, (injected.get(kind) ?? 0) + 1);
-    }
-    const lastFault = Date.now();
-    const unused = cluster.cluster.control.pending();
-    for (const d of disposers) d();
-    cluster.cluster.control.clear();
+      },
+    );
 
     const stoppedProducer = await producer.stop(45_000);
     expect(stoppedProducer.timedOut, `the input producer did not stop:\n${producer.stderr()}`).toBe(false);
@@ -767,8 +750,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       `soak part 2 (seed ${SEED}): ${acked.size} input records acknowledged, ${input.length} in the input log; ` +
         `${read.length} read_committed from the output (each once), ${abortedInLog} aborted records in the output log; ` +
         `${transformers} transformers (${fatal} gave up and were replaced), ${aborted} transactions aborted by the transformer`,
-      `  faults ${[...injected].map(([k, n]) => `${k} ${n}`).join(", ")} (${[...injected.values()].reduce((a, b) => a + b, 0)} in ${lastFault - began} ms; unused at the end: ${unused.length})`,
-      `  schedule: ${log.join("; ")}`,
+      summary,
       `  why: ${[...reasons].join("; ") || "-"}`,
       `  the transformer caught up ${caughtUp - lastFault} ms after the last fault; part 2 took ${Date.now() - began} ms`,
       `  broker memory (this worker, heapUsed + external): baseline ${mb(memory.baseline.heapUsed + memory.baseline.external)}, ` +

@@ -3,7 +3,7 @@
  * soak (test/broker-soak.test.ts); arguments: the package's folder, then the JSON of peer.mjs.
  * Roles:
  * - `produce`: an idempotent producer (`enable.idempotence`, acks -1) sending `batch` numbered
- *   records every `intervalMs` until stopped; `{ acked }` / `{ failed }` as kafkajs.mjs.
+ *   records every `intervalMs` until stopped (peer.mjs's `produceNumbered`).
  * - `member`: a KIP-848 consumer group member (`group.protocol=consumer`) reading from the
  *   earliest offset, auto-committing every 300 ms what it has handed over; emits
  *   `{ got: [[partition, offset, key]] }` and, when it changes, `{ held: [partitions] }`.
@@ -11,7 +11,7 @@
 
 import { createRequire } from "node:module";
 import path from "node:path";
-import { args, describe, emit, finish, ids, onStop, sleep, stopped } from "./peer.mjs";
+import { args, emit, finish, onStop, produceNumbered, reportHeld } from "./peer.mjs";
 
 const pkg = process.argv[2];
 const { KafkaJS } = createRequire(path.join(pkg, "package.json"))(pkg);
@@ -37,21 +37,11 @@ async function produce() {
     "retry.backoff.ms": 50,
   });
   await producer.connect();
-  emit({ ready: true });
-  let n = 0;
-  while (!stopped() && n < args.max) {
-    const batch = ids(args.prefix, n, args.batch);
-    n += batch.length;
-    try {
-      await producer.send({ topic: args.topic, messages: batch.map((id) => ({ key: id, value: id })) });
-      emit({ acked: batch });
-    } catch (e) {
-      emit({ failed: batch, error: describe(e) });
-    }
-    await sleep(args.intervalMs);
-  }
+  const sent = await produceNumbered((batch) =>
+    producer.send({ topic: args.topic, messages: batch.map((id) => ({ key: id, value: id })) }),
+  );
   await producer.disconnect().catch(() => {});
-  finish({ sent: n });
+  finish({ sent });
 }
 
 async function member() {
@@ -67,19 +57,10 @@ async function member() {
       emit({ got: batch.messages.map((m) => [batch.partition, Number(m.offset), m.key.toString()]) });
     },
   });
-  let held = "";
-  const watch = setInterval(() => {
-    const now = JSON.stringify(
-      consumer
-        .assignment()
-        .map((a) => a.partition)
-        .sort((a, b) => a - b),
-    );
-    if (now !== held) emit({ held: JSON.parse((held = now)) });
-  }, 100);
+  const stopReporting = reportHeld(() => consumer.assignment().map((a) => a.partition));
   emit({ ready: true });
   onStop(async () => {
-    clearInterval(watch);
+    stopReporting();
     await consumer.disconnect().catch(() => {});
     finish({});
   });

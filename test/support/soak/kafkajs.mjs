@@ -22,7 +22,7 @@
  */
 
 import kafkajs from "kafkajs";
-import { args, describe, emit, finish, ids, onStop, sleep, stopped } from "./peer.mjs";
+import { args, describe, emit, finish, onStop, produceNumbered } from "./peer.mjs";
 
 const { Kafka, logLevel } = kafkajs;
 const kafka = new Kafka({
@@ -42,26 +42,15 @@ else throw new Error(`no role ${args.role}`);
 async function produce() {
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
-  emit({ ready: true });
-  let n = 0;
-  while (!stopped() && n < args.max) {
-    const batch = ids(args.prefix, n, args.batch);
-    n += batch.length;
-    try {
-      const partition = (n / args.batch - 1) % args.partitions;
-      await producer.send({
-        topic: args.topic,
-        acks: -1,
-        messages: batch.map((id) => ({ key: id, value: id, partition })),
-      });
-      emit({ acked: batch });
-    } catch (e) {
-      emit({ failed: batch, error: describe(e) });
-    }
-    await sleep(args.intervalMs);
-  }
+  const sent = await produceNumbered((batch, index) =>
+    producer.send({
+      topic: args.topic,
+      acks: -1,
+      messages: batch.map((id) => ({ key: id, value: id, partition: index % args.partitions })),
+    }),
+  );
   await producer.disconnect().catch(() => {});
-  finish({ sent: n });
+  finish({ sent });
 }
 
 async function transform() {

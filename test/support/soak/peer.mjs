@@ -41,8 +41,41 @@ deadline.unref();
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** The next `count` record ids of a producer: `<prefix>-<n>`, n zero-padded. */
-export function ids(prefix, from, count) {
+function ids(prefix, from, count) {
   return Array.from({ length: count }, (_, i) => `${prefix}-${String(from + i).padStart(6, "0")}`);
+}
+
+/**
+ * The `produce` role: `{ ready }`, then `args.batch` numbered records (key and value: the id)
+ * every `args.intervalMs` until stopped (or `args.max`), through `send(ids, index)` (the index-th
+ * send); `{ acked: ids }` when it resolves, `{ failed: ids, error }` when it rejects (those ids
+ * are never sent again). Resolves with how many were sent.
+ */
+export async function produceNumbered(send) {
+  emit({ ready: true });
+  let n = 0;
+  for (let index = 0; !stopped() && n < args.max; index++) {
+    const batch = ids(args.prefix, n, args.batch);
+    n += batch.length;
+    try {
+      await send(batch, index);
+      emit({ acked: batch });
+    } catch (e) {
+      emit({ failed: batch, error: describe(e) });
+    }
+    await sleep(args.intervalMs);
+  }
+  return n;
+}
+
+/** Emits `{ held: [partitions] }` whenever `held()` (the member's partitions of `args.topic`) changes; returns a stopper. */
+export function reportHeld(held) {
+  let last = "";
+  const timer = setInterval(() => {
+    const now = JSON.stringify([...held()].sort((a, b) => a - b));
+    if (now !== last) emit({ held: JSON.parse((last = now)) });
+  }, 100);
+  return () => clearInterval(timer);
 }
 
 /** Ends the driver: a last line, then exit 0 (clients' sockets and timers do not hold it). */

@@ -6,7 +6,7 @@
  */
 
 import { Consumer, stringDeserializers } from "@platformatic/kafka";
-import { args, emit, finish, onStop } from "./peer.mjs";
+import { args, emit, finish, onStop, reportHeld } from "./peer.mjs";
 
 if (args.role !== "member") throw new Error(`no role ${args.role}`);
 const consumer = new Consumer({
@@ -26,26 +26,17 @@ const stream = await consumer.consume({
   fallbackMode: "earliest",
   autocommit: 300,
 });
-// Batched: one line per tick rather than per record.
-let pending = [];
-stream.on("data", (m) => pending.push([m.partition, Number(m.offset), m.key]));
+// Reported at once: autocommit may commit a record as soon as it is handed over, and a member
+// killed after that must not have it unreported.
+stream.on("data", (m) => emit({ got: [[m.partition, Number(m.offset), m.key]] }));
 stream.on("error", (e) => console.error(`platformatic member: ${e?.stack ?? e}`));
-let held = "";
-const tick = setInterval(() => {
-  if (pending.length > 0) {
-    emit({ got: pending });
-    pending = [];
-  }
-  const now = JSON.stringify(
-    (consumer.assignments ?? []).flatMap((a) => (a.topic === args.topic ? a.partitions : [])).sort((a, b) => a - b),
-  );
-  if (now !== held) emit({ held: JSON.parse((held = now)) });
-}, 100);
+const stopReporting = reportHeld(() =>
+  (consumer.assignments ?? []).flatMap((a) => (a.topic === args.topic ? a.partitions : [])),
+);
 emit({ ready: true });
 onStop(async () => {
-  clearInterval(tick);
+  stopReporting();
   await stream.close().catch(() => {});
   await consumer.close().catch(() => {});
-  if (pending.length > 0) emit({ got: pending });
   finish({});
 });
