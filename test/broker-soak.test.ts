@@ -362,6 +362,8 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     const members: Member[] = [];
     /** By key, how many times the group handed it over. */
     const consumed = new Map<string, number>();
+    /** A member's stream that failed and was started again (platformatic.mjs), with the reason. */
+    const restarts: string[] = [];
     /** By "partition:offset", who read what there (the last one). */
     const readAt = new Map<string, string>();
     const onMember = (m: () => Member) => (_: Peer, e: PeerEvent) => {
@@ -373,6 +375,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
         m().got += (e["got"] as unknown[]).length;
       }
       if (Array.isArray(e["held"])) m().held = e["held"] as number[];
+      if (e["restarted"] !== undefined) restarts.push(`${m().peer.name}: ${String(e["error"])}`);
     };
     let memberCount = 0;
     const addMember = (client: "kafka-javascript" | "platformatic") => {
@@ -562,6 +565,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
         `${failed.length} failed${producerErrors.length > 0 ? ` (first: ${producerErrors[0]})` : ""}; ${stored.length} in the logs; ` +
         `${consumed.size} distinct consumed (${redelivered} handed over more than once, at-least-once); ` +
         `members ${members.map((m) => `${m.peer.name}${m.peer.killed ? " killed" : ""}: ${m.got}`).join(", ")}`,
+      `  member streams started again after a failure: ${restarts.length}${restarts.length > 0 ? ` (first: ${restarts[0]})` : ""}`,
       summary,
       `  converged ${converged - lastFault} ms after the last fault; part 1 took ${converged - began} ms`,
     );
