@@ -571,6 +571,11 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     );
     expect(acked.size).toBeGreaterThan(0);
     expect(new Set(injected.keys())).toEqual(new Set(kinds));
+    // At-least-once hands over again what a killed member or a failed stream had read and not yet
+    // committed (300 ms of its partitions); a consumer sent back to the earliest offset reads whole
+    // partitions again (librdkafka did after each leader move while OffsetForLeaderEpoch answered
+    // older epochs with -1/-1: 35 to 55 % of the records; since the fix, a few).
+    expect(redelivered, "records handed over more than once").toBeLessThan(consumed.size / 10);
     expect(memory.growth(), "the broker's heap and buffers above their start").toBeLessThan(MEMORY_CEILING_BYTES);
   }, 240_000);
 
