@@ -4,9 +4,10 @@
  * PRNG (`KAFKA_WIRE_SOAK_SEED`, printed; the schedule and every fault's target follow from it,
  * the clients' timing does not). Then:
  *
- * 1. At-least-once, nothing lost, nothing stored twice: idempotent producers of two clients
- *    (kafkajs 2.2.4, @confluentinc/kafka-javascript 1.10.1 on librdkafka 2.15.1) send numbered
- *    records to a six-partition topic; a KIP-848 consumer group of three members of two clients
+ * 1. At-least-once, nothing lost, nothing stored twice: idempotent producers of three clients
+ *    (kafkajs 2.2.4, @confluentinc/kafka-javascript 1.10.1 on librdkafka 2.15.1, Debian's
+ *    python3-confluent-kafka 1.7.0 on librdkafka 2.0.2) send numbered records to a six-partition
+ *    topic; a KIP-848 consumer group of three members of two clients
  *    (two kafka-javascript, one @platformatic/kafka 2.12.1: the broker assigns, so the clients
  *    need no common assignor) consumes them. Faults: leader moves, NOT_LEADER_OR_FOLLOWER on
  *    Produce and Fetch, dropped connections, lost Produce responses (the batch appended, the
@@ -20,12 +21,14 @@
  * 2. Exactly-once consume-transform-produce: kafkajs transactions (`sendOffsets`) read an input
  *    topic and write each record to an output topic, under faults of the transaction path too
  *    (EndTxn, AddPartitionsToTxn, AddOffsetsToTxn, TxnOffsetCommit dropped, the transaction
- *    coordinator moved, the transformer killed and restarted with the same transactional id,
- *    which fences it). A read_committed consumer of the output sees every input record exactly
+ *    coordinator moved, lost AddPartitionsToTxn/EndTxn/TxnOffsetCommit responses, the
+ *    transformer killed and restarted with the same transactional id, which fences it). A read_committed consumer of the output sees every input record exactly
  *    once (and the log's committed transactions say the same).
  *
  * The broker runs in this vitest worker, the clients do not: the worker's memory is the
- * broker's (and this test's bookkeeping).
+ * broker's (and this test's bookkeeping). Two client bugs the soak found are worked around in the
+ * drivers (test/support/soak/): kafkajs's sends go to one partition each, @platformatic/kafka's
+ * stream is started again when it fails.
  */
 
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -42,6 +45,7 @@ import type { Protocol } from "../src/runtime/index.js";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { KAFKA_JAVASCRIPT, KAFKA_JAVASCRIPT_ADDON, NODE24 } from "./support/clients/installed.js";
+import { DEBIAN_PYTHON, pythonModuleMissing } from "./support/clients/python.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { peerMissing } from "./support/librdkafka.js";
@@ -80,6 +84,11 @@ const kafkajsDriver = (json: Record<string, unknown>) => ({
 const kafkaJavascriptDriver = (json: Record<string, unknown>) => ({
   command: process.execPath,
   args: [path.join(DRIVERS, "kafka-javascript.mjs"), KAFKA_JAVASCRIPT],
+  json,
+});
+const confluentPythonDriver = (json: Record<string, unknown>) => ({
+  command: DEBIAN_PYTHON,
+  args: [path.join(DRIVERS, "confluent_kafka_python.py")],
   json,
 });
 const platformaticDriver = (json: Record<string, unknown>) => ({
@@ -174,7 +183,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       }
     : !existsSync(NODE24)
       ? { title: "Node.js 24", reason: "test/runtimes has no Node.js 24 (run: npm ci --prefix test/runtimes)" }
-      : null;
+      : pythonModuleMissing("confluent_kafka", "python3-confluent-kafka");
   if (missing !== null) {
     peerMissing(missing.title, missing.reason);
     return;
@@ -353,7 +362,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     }
   };
 
-  it("idempotent producers of two clients, a KIP-848 group of two clients: nothing acknowledged is lost or stored twice", async () => {
+  it("idempotent producers of three clients, a KIP-848 group of two clients: nothing acknowledged is lost or stored twice", async () => {
     const random = rng(SEED);
     const began = Date.now();
 
@@ -419,6 +428,11 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       start(
         "kafka-javascript producer",
         kafkaJavascriptDriver({ ...production, prefix: "kafka-javascript" }),
+        onProducer,
+      ),
+      start(
+        "confluent-kafka-python producer",
+        confluentPythonDriver({ ...production, prefix: "confluent-kafka-python" }),
         onProducer,
       ),
     ];
@@ -571,11 +585,12 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     );
     expect(acked.size).toBeGreaterThan(0);
     expect(new Set(injected.keys())).toEqual(new Set(kinds));
-    // At-least-once hands over again what a killed member or a failed stream had read and not yet
-    // committed (300 ms of its partitions); a consumer sent back to the earliest offset reads whole
-    // partitions again (librdkafka did after each leader move while OffsetForLeaderEpoch answered
-    // older epochs with -1/-1: 35 to 55 % of the records; since the fix, a few).
-    expect(redelivered, "records handed over more than once").toBeLessThan(consumed.size / 10);
+    // At-least-once hands over again what a member had read and not yet committed when its
+    // partitions moved (a kill, a join: the uniform assignor is not sticky) or its stream failed:
+    // up to 300 ms of those partitions each time, 0.1 to 6 % of the records in the runs so far. A
+    // consumer sent back to the earliest offset reads whole partitions again (librdkafka did after
+    // each leader move while OffsetForLeaderEpoch answered older epochs with -1/-1: 35 to 55 %).
+    expect(redelivered, "records handed over more than once").toBeLessThan(consumed.size / 5);
     expect(memory.growth(), "the broker's heap and buffers above their start").toBeLessThan(MEMORY_CEILING_BYTES);
   }, 240_000);
 
