@@ -12,6 +12,7 @@ import time
 from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 from confluent_kafka.admin import AdminClient, NewTopic
 
+import scenario
 from scenario import WAIT_S, Run
 
 s = json.loads(sys.argv[1])
@@ -30,7 +31,7 @@ def from_msg(msg):
     }
 
 
-class Member:
+class Member(scenario.Member):
     """A group member: reads, records and commits each record as it goes."""
 
     def __init__(self, client, group_id, topic, extra=None):
@@ -62,13 +63,6 @@ class Member:
         if commit:
             self.consumer.commit(message=msg, asynchronous=False)
         return msg
-
-    def held(self):
-        return 0 if self.closed else len(self.consumer.assignment())
-
-    def close(self):
-        self.closed = True
-        self.consumer.close()
 
 
 class Client:

@@ -11,6 +11,7 @@ from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer
 from kafka.admin import NewTopic
 from kafka.structs import OffsetAndMetadata
 
+import scenario
 from scenario import WAIT_S, Run
 
 s = json.loads(sys.argv[1])
@@ -21,7 +22,7 @@ def text(b):
     return "" if b is None else b.decode()
 
 
-class Member:
+class Member(scenario.Member):
     """A group member: reads, records and commits each record as it goes."""
 
     def __init__(self, client, group_id, topic):
@@ -49,13 +50,6 @@ class Member:
                     {"key": text(r.key), "value": text(r.value), "headers": [[k, text(v)] for k, v in r.headers]}
                 )
             self.consumer.commit({tp: OffsetAndMetadata(records[-1].offset + 1, None)})
-
-    def held(self):
-        return 0 if self.closed else len(self.consumer.assignment())
-
-    def close(self):
-        self.closed = True
-        self.consumer.close()
 
 
 class Client:

@@ -24,6 +24,18 @@ import traceback
 WAIT_S = 30.0
 
 
+class Member:
+    """What the drivers' group members share: their client's `consumer` (whose `assignment()` is
+    what it holds), `got` and `closed`; a driver adds `poll()`."""
+
+    def held(self):
+        return 0 if self.closed else len(self.consumer.assignment())
+
+    def close(self):
+        self.closed = True
+        self.consumer.close()
+
+
 class StepTimeout(BaseException):
     """Raised in the step that outlived its bound; a BaseException, so that a client's own
     `except Exception` handlers let it through."""
