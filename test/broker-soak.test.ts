@@ -588,7 +588,7 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
     expect(new Set(injected.keys())).toEqual(new Set(kinds));
     // At-least-once hands over again what a member had read and not yet committed when its
     // partitions moved (a kill, a join: the uniform assignor is not sticky) or its stream failed:
-    // up to 300 ms of those partitions each time, 0.1 to 6 % of the records in the runs so far. A
+    // up to 300 ms of those partitions each time, 0.05 to 7 % of the records in the runs so far. A
     // consumer sent back to the earliest offset reads whole partitions again (librdkafka did after
     // each leader move while OffsetForLeaderEpoch answered older epochs with -1/-1: 35 to 55 %).
     expect(redelivered, "records handed over more than once").toBeLessThan(consumed.size / 5);
