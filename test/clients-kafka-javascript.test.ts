@@ -8,18 +8,9 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ALL_CODECS, clientSuite, runDriver } from "./support/clients/harness.js";
-import { librdkafkaDir } from "./support/librdkafka.js";
+import { KAFKA_JAVASCRIPT as PACKAGE, KAFKA_JAVASCRIPT_ADDON as ADDON } from "./support/clients/installed.js";
 import { REPO_ROOT } from "./support/shared.js";
 
-/** Where .ci/install-kafka-javascript.sh installs the package (beside librdkafka's build). */
-const PACKAGE = path.join(
-  path.dirname(librdkafkaDir()),
-  "kafka-javascript-1.10.1",
-  "node_modules",
-  "@confluentinc",
-  "kafka-javascript",
-);
-const ADDON = path.join(PACKAGE, "build", "Release", "confluent-kafka-javascript.node");
 const DRIVER = path.join(REPO_ROOT, "test/support/clients/kafka-javascript.mjs");
 
 for (const groupProtocol of ["classic", "consumer"] as const) {

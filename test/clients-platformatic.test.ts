@@ -7,16 +7,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { ALL_CODECS, clientSuite, runDriver } from "./support/clients/harness.js";
+import { NODE24 } from "./support/clients/installed.js";
 import { REPO_ROOT } from "./support/shared.js";
-
-/** Node.js 24 from test/runtimes (installed by `npm ci --prefix test/runtimes`). */
-const NODE24 = path.join(
-  REPO_ROOT,
-  "test/runtimes/node_modules",
-  `node24-${process.platform}-${process.arch}`,
-  "bin",
-  "node",
-);
 const DRIVER = path.join(REPO_ROOT, "test/support/clients/platformatic.mjs");
 const missing = () =>
   existsSync(NODE24)

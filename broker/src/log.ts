@@ -124,6 +124,30 @@ export class PartitionLog {
     return null;
   }
 
+  /**
+   * OffsetForLeaderEpoch's answer for `requested` while the partition is at `currentEpoch`: the
+   * largest epoch at most `requested` and the start offset of the next one (the log end offset
+   * for the current epoch), as Kafka's `LeaderEpochFileCache.endOffsetFor`; [-1, -1] for an
+   * undefined (-1) or future epoch. The epochs and their start offsets are those stamped on the
+   * stored batches (an epoch in which nothing was appended has no entry, as in Kafka's cache,
+   * which drops an epoch when the next one starts at the same offset); a requested epoch older
+   * than every stored one gets the first stored epoch's start offset, as Kafka answers after
+   * retention removed the older ones.
+   */
+  endOffsetForEpoch(requested: number, currentEpoch: number): [leaderEpoch: number, endOffset: bigint] {
+    if (requested < 0 || requested > currentEpoch) return [-1, -1n];
+    if (requested === currentEpoch) return [requested, this.logEndOffset];
+    let floor = -1;
+    for (const b of this.batches) {
+      // partitionLeaderEpoch: bytes 12..15 of the batch (after baseOffset and batchLength).
+      const epoch = new DataView(b.bytes.buffer, b.bytes.byteOffset + 12, 4).getInt32(0);
+      if (epoch > requested) return floor < 0 ? [requested, b.baseOffset] : [floor, b.baseOffset];
+      floor = epoch;
+    }
+    // Nothing appended after `requested`: the current epoch starts at the log end offset.
+    return floor < 0 ? [requested, this.logEndOffset] : [floor, this.logEndOffset];
+  }
+
   /** ListOffsets' MAX_TIMESTAMP (-3, KIP-734): the first record with the largest timestamp, or null when empty. */
   async maxTimestamp(codecs?: Codecs): Promise<{ offset: bigint; timestamp: bigint } | null> {
     let best: StoredBatch | null = null;

@@ -502,9 +502,8 @@ export function registerAdminHandlers(cluster: Cluster): void {
         if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch < leaderEpoch)
           return reply(errorCode("FENCED_LEADER_EPOCH"));
         if (p.currentLeaderEpoch > leaderEpoch) return reply(errorCode("UNKNOWN_LEADER_EPOCH"));
-        // Leaders never change here: one epoch, whose end is the log end offset.
-        if (p.leaderEpoch < 0) return reply(NONE);
-        return p.leaderEpoch >= leaderEpoch ? reply(NONE, leaderEpoch, log.logEndOffset) : reply(NONE, -1, -1n);
+        // Leaders move (moveLeader, stopBroker): an older epoch ends where the next one starts.
+        return reply(NONE, ...log.endOffsetForEpoch(p.leaderEpoch, leaderEpoch));
       }),
     })),
   }));
