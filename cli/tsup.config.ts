@@ -26,5 +26,9 @@ export default defineConfig((overrides): Options => {
     dts: false,
     splitting: true,
     clean: false,
+    // Loaded by package name at run time (cli/commands/broker.ts). Without this, esbuild bundles
+    // kafka-wire-broker whenever broker/dist exists (any build after the first), and fails on the
+    // broker's own import of kafka-wire-cli/codecs, which this build has just cleaned.
+    external: ["kafka-wire-broker"],
   };
 });
