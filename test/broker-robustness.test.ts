@@ -194,11 +194,12 @@ describeShared("kafka-wire-broker under hostile clients", "kafka-schemas", () =>
         });
       const a = await partial(6000);
       const b = await partial(5000);
-      // 6004 + 5004 > 10000: the first (holding 6004) goes, the second stays.
+      // Each holds the whole frame (7004 bytes, its prefix included) from its size prefix on:
+      // 7004 + 7004 > 10000, so one goes (the first: as large, and found first), the second stays.
       await a.closed;
       expect(b.socket.destroyed).toBe(false);
-      // What the second holds: its 5000 bytes and the 4-byte size prefix.
-      expect(small.cluster.bufferedBytes).toBe(5004);
+      // What the second holds: the 7000-byte frame it announced and the 4-byte size prefix.
+      expect(small.cluster.bufferedBytes).toBe(7004);
       const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 3000 });
       try {
         const reply = await client.call<{ errorCode: number }>(18, 3, {

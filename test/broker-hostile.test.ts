@@ -1,0 +1,215 @@
+/**
+ * Issue 20 item 4: hostile clients cannot hurt the other clients of a kafka-wire-broker. Each
+ * attack a review reproduced is run here on loopback, and while it runs (or right after) a
+ * well-behaved client must be served within a generous liveness bound and the broker's memory
+ * must stay within the limits broker/README.md documents ("Limits"):
+ * - slow senders (a size prefix and nothing more, a byte now and then) filling `maxConnections`:
+ *   `requestTimeoutMs` closes them, and a newcomer takes the place of the one stuck longest;
+ * - half-sent large frames: each holds exactly its frame (no doubled buffer) and counts in full
+ *   against `maxBufferedBytes`;
+ * - a Produce of millions of tiny records: `maxProduceRecords` per request
+ *   (RECORD_LIST_TOO_LARGE past it), and other connections are served between record sets;
+ * - static members' JoinGroup frames: only the protocol metadata is kept;
+ * - committed offset metadata: `offset.metadata.max.bytes` (4096) in OffsetCommit and
+ *   TxnOffsetCommit, one pending offset per partition in a transaction;
+ * - then all of it at once, with malformed requests of every api key served, while kafkajs
+ *   keeps producing and fetching.
+ * Nothing here asserts a speed: the bounds are liveness bounds, many times what the good client
+ * needs on a loaded 2-core machine, and far below the stalls (or lockouts) the attacks caused.
+ */
+
+import net from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { afterEach, beforeAll, expect, it } from "vitest";
+import { startCluster, type ClusterOptions, type RunningCluster } from "../broker/src/index.js";
+import type { Protocol } from "../src/runtime/index.js";
+import { corpusIndex } from "./support/corpus.js";
+import { KafkaTestClient } from "./support/kcat.js";
+import { describeShared } from "./support/shared.js";
+
+const MiB = 1024 * 1024;
+
+setFlagsFromString("--expose-gc");
+/** A full GC (the memory figures below count ArrayBuffers still referenced, not garbage). */
+const gc = runInNewContext("gc") as () => void;
+/** Bytes of ArrayBuffers (socket chunks, frames, logs) alive in this process after a full GC. */
+function arrayBufferBytes(): number {
+  gc();
+  return process.memoryUsage().arrayBuffers;
+}
+
+/** A raw connection and a promise of its close. */
+interface Raw {
+  readonly socket: net.Socket;
+  readonly closed: Promise<void>;
+}
+
+function connectRaw(host: string, port: number): Promise<Raw> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host, port });
+    const closed = new Promise<void>((r) => socket.once("close", () => r()));
+    socket.on("error", () => {});
+    socket.once("connect", () => resolve({ socket, closed }));
+    socket.once("error", reject);
+  });
+}
+
+/** Writes `bytes` and resolves once they are handed to the kernel. */
+function send(socket: net.Socket, bytes: Uint8Array): Promise<void> {
+  return new Promise((resolve) => socket.write(bytes, () => resolve()));
+}
+
+/** A size prefix announcing a frame of `size` bytes. */
+function prefix(size: number): Buffer {
+  const b = Buffer.alloc(4);
+  b.writeInt32BE(size, 0);
+  return b;
+}
+
+describeShared("kafka-wire-broker against hostile clients", "kafka-schemas", () => {
+  let protocol: Protocol;
+  const open: RunningCluster[] = [];
+  const rawSockets: net.Socket[] = [];
+
+  beforeAll(async () => {
+    ({ protocol } = await corpusIndex());
+  });
+
+  afterEach(async () => {
+    for (const s of rawSockets.splice(0)) s.destroy();
+    for (const c of open.splice(0)) await c.close();
+  });
+
+  async function start(options: Omit<ClusterOptions, "protocol">, logs: string[] = []): Promise<RunningCluster> {
+    const cluster = await startCluster({ protocol, log: (l) => logs.push(l), ...options });
+    open.push(cluster);
+    return cluster;
+  }
+
+  async function raw(cluster: RunningCluster, node = 0): Promise<Raw> {
+    const r = await connectRaw(cluster.nodes[node]!.host, cluster.nodes[node]!.port);
+    rawSockets.push(r.socket);
+    return r;
+  }
+
+  /**
+   * A Metadata v12 round trip (all topics) on a fresh connection, within `boundMs`: the liveness
+   * check of a well-behaved client. Returns the milliseconds it waited.
+   */
+  async function served(cluster: RunningCluster, boundMs: number): Promise<number> {
+    const t0 = performance.now();
+    const node = cluster.nodes[0]!;
+    const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: boundMs });
+    try {
+      const left = Math.max(1, boundMs - (performance.now() - t0));
+      const reply = await client.call<{ brokers: unknown[]; topics: unknown[] }>(3, 12, { topics: null }, left);
+      expect(reply.body.brokers).toHaveLength(cluster.nodes.length);
+    } finally {
+      client.close();
+    }
+    return performance.now() - t0;
+  }
+
+  it("256 sockets sending only a size prefix: a newcomer takes the place of the one stuck longest, requestTimeoutMs closes the rest", async () => {
+    const logs: string[] = [];
+    // Kafka's connections.max.idle.ms default (600 s): only requestTimeoutMs can close them.
+    const cluster = await start({ requestTimeoutMs: 5000 }, logs);
+    expect(cluster.cluster.config.maxConnections).toBe(256);
+    const attackers: Raw[] = [];
+    for (let i = 0; i < 256; i++) {
+      const r = await raw(cluster);
+      // A frame of 100 bytes announced, never sent.
+      await send(r.socket, prefix(100));
+      attackers.push(r);
+    }
+    // Before: the listener's maxConnections closed every newcomer while the 256 stayed open.
+    const waited = await served(cluster, 10_000);
+    // The newcomer took the place of an attacker (the one stuck longest).
+    expect(logs.filter((l) => /maxConnections \(256\) reached on node 1.*, stuck for/.test(l))).toHaveLength(1);
+    // Then requestTimeoutMs closes every other one (idleTimeoutMs, 600 s, would not).
+    await Promise.all(attackers.map((a) => a.closed));
+    expect(
+      logs.filter((l) =>
+        /no complete request within requestTimeoutMs \(5000 ms\) of connecting \(4 of 104 bytes/.test(l),
+      ),
+    ).toHaveLength(255);
+    expect(cluster.cluster.bufferedBytes).toBe(0);
+    expect(cluster.cluster.holders.size).toBe(0);
+    console.log(`the good client waited ${waited.toFixed(0)} ms behind 256 stuck connections`);
+  });
+
+  it("a byte every 100 ms keeps no frame (nor a connection that never completes a first request) open past requestTimeoutMs", async () => {
+    const logs: string[] = [];
+    const cluster = await start({ requestTimeoutMs: 1000 }, logs);
+    const trickle = await raw(cluster);
+    const silent = await raw(cluster);
+    // An ApiVersions v0 request (4 + 11 bytes: api key, version, correlation id, client id "x"),
+    // then another sent one byte per 100 ms: 1.5 s.
+    const frame = protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 1, clientId: "x" }, {});
+    expect(frame.length).toBe(15);
+    await send(trickle.socket, frame);
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent < frame.length && !trickle.socket.destroyed) trickle.socket.write(frame.subarray(sent, ++sent));
+    }, 100);
+    try {
+      await Promise.all([trickle.closed, silent.closed]);
+    } finally {
+      clearInterval(timer);
+    }
+    expect(logs).toContainEqual(
+      expect.stringMatching(
+        /connection 0: a request frame not complete within requestTimeoutMs \(1000 ms\) \(\d+ of 15/,
+      ),
+    );
+    expect(logs).toContainEqual(
+      expect.stringMatching(/connection 1: no complete request within requestTimeoutMs \(1000 ms\) of connecting; /),
+    );
+    await served(cluster, 10_000);
+  });
+
+  it("eight half-sent 6 MiB frames hold what maxBufferedBytes allows, no more: each its own frame, counted from its prefix", async () => {
+    // Scaled down from the review's eight half-sent 40 MiB frames against 256 MiB (429 MiB held):
+    // 4 MiB + 1 byte of each 6 MiB frame is sent. A buffer doubling as it fills would hold 8 MiB for
+    // each (8 × 8 = 64 MiB against 32) while counting the 4 MiB received.
+    const logs: string[] = [];
+    const maxBufferedBytes = 32 * MiB;
+    const cluster = await start({ maxRequestBytes: 8 * MiB, maxBufferedBytes }, logs);
+    const base = arrayBufferBytes();
+    const chunk = Buffer.alloc(256 * 1024, 1);
+    const senders: Raw[] = [];
+    let peak = 0;
+    for (let i = 0; i < 8; i++) {
+      const r = await raw(cluster);
+      senders.push(r);
+      await send(r.socket, prefix(6 * MiB));
+      for (let sent = 0; sent < 4 * MiB && !r.socket.destroyed; sent += chunk.length) await send(r.socket, chunk);
+      await send(r.socket, Buffer.alloc(1));
+      peak = Math.max(peak, cluster.cluster.bufferedBytes);
+    }
+    // Until the broker has read all that was sent (a liveness bound, not a speed).
+    const until = performance.now() + 20_000;
+    const readAll = () => senders.every((s) => s.socket.destroyed || s.socket.writableLength === 0);
+    while (!readAll() && performance.now() < until) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 200));
+    peak = Math.max(peak, cluster.cluster.bufferedBytes);
+    const held = arrayBufferBytes() - base;
+    const alive = senders.filter((s) => !s.socket.destroyed).length;
+    console.log(
+      `eight half-sent 6 MiB frames: ${(held / MiB).toFixed(1)} MiB held, accounted ${(cluster.cluster.bufferedBytes / MiB).toFixed(1)} MiB (limit 32), ${alive} connections left`,
+    );
+    // Each holds 6 MiB + 4 bytes from its prefix on: five fit in 32 MiB; each later one, holding
+    // as much but having sent less, was closed on its prefix.
+    expect(alive).toBe(5);
+    expect(senders.slice(0, 5).every((s) => !s.socket.destroyed)).toBe(true);
+    expect(cluster.cluster.bufferedBytes).toBe(5 * (6 * MiB + 4));
+    expect(peak).toBeLessThanOrEqual(maxBufferedBytes);
+    expect(logs.filter((l) => l.includes("hold more than maxBufferedBytes")).length).toBe(3);
+    // What this process really holds: the five frames, and a little besides (doubling buffers
+    // held 64 MiB here; 4 MiB of slack is room for sockets' buffers).
+    expect(held).toBeLessThan(maxBufferedBytes + 4 * MiB);
+    expect(held).toBeGreaterThanOrEqual(5 * 6 * MiB);
+    await served(cluster, 10_000);
+  });
+});
