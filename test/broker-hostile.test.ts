@@ -22,7 +22,9 @@ import net from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, beforeAll, expect, it } from "vitest";
+import { codecs } from "../compression/src/index.js";
 import { startCluster, type ClusterOptions, type RunningCluster } from "../broker/src/index.js";
+import { encodeRecordBatch } from "../src/records/index.js";
 import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
@@ -211,5 +213,57 @@ describeShared("kafka-wire-broker against hostile clients", "kafka-schemas", () 
     expect(held).toBeLessThan(maxBufferedBytes + 4 * MiB);
     expect(held).toBeGreaterThanOrEqual(5 * 6 * MiB);
     await served(cluster, 10_000);
+  });
+
+  it("a Produce of 20 partitions × 990,000 tiny records: maxProduceRecords refuses what passes it, and others are served between record sets", async () => {
+    // max.message.bytes above the batch's 1.4 MB (Kafka's default is 1 MiB).
+    const cluster = await start({
+      topics: { flood: { partitions: 20, configs: { "max.message.bytes": String(4 * MiB) } } },
+    });
+    // 990,000 records without key or value (8-9 bytes each), gzip: a valid batch of 1.4 MB, the
+    // same for every partition (28 MB in all). Before: its 19.8 million records were decoded in
+    // one go, the other clients waiting (10 s and more on a 2-core machine).
+    const records = Array.from({ length: 990_000 }, () => ({ key: null, value: null }));
+    const batch = await encodeRecordBatch({ compression: "gzip", baseTimestamp: Date.now(), records }, { codecs });
+    const node = cluster.nodes[0]!;
+    const attacker = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 5000 });
+    type Reply = { responses: { partitionResponses: { index: number; errorCode: number; errorMessage: string }[] }[] };
+    let done = false;
+    const attack = attacker
+      .call<Reply>(
+        0,
+        9,
+        {
+          acks: 1,
+          timeoutMs: 60_000,
+          topicData: [
+            { name: "flood", partitionData: Array.from({ length: 20 }, (_, index) => ({ index, records: batch })) },
+          ],
+        },
+        120_000,
+      )
+      .finally(() => (done = true));
+    // A well-behaved client asks for Metadata again and again until the Produce is answered.
+    let longest = 0;
+    let rounds = 0;
+    while (!done && rounds < 1000) {
+      longest = Math.max(longest, await served(cluster, 8000));
+      rounds++;
+    }
+    const reply = await attack;
+    attacker.close();
+    console.log(
+      `the good client waited ${longest.toFixed(0)} ms at most (${rounds} Metadata round trips) beside the Produce`,
+    );
+    expect(rounds).toBeGreaterThan(0);
+    const partitions = reply.body.responses[0]!.partitionResponses;
+    // The first record set fits in the budget of 1,000,000 records; every later one would pass it.
+    expect(partitions[0]!.errorCode).toBe(0);
+    for (const p of partitions.slice(1)) {
+      expect(p.errorCode).toBe(18); // RECORD_LIST_TOO_LARGE
+      expect(p.errorMessage).toMatch(/maxProduceRecords \(1000000\)/);
+    }
+    const flood = cluster.cluster.topics.get("flood")!;
+    expect(flood.partitions.map((p) => Number(p.log.logEndOffset))).toEqual([990_000, ...Array(19).fill(0)]);
   });
 });

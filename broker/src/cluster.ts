@@ -142,6 +142,14 @@ export interface ClusterOptions {
   readonly maxBufferedBytes?: number;
   /** Bytes held by all partition logs together (default 256 MiB); a Produce past it gets KAFKA_STORAGE_ERROR. */
   readonly maxLogBytes?: number;
+  /**
+   * Records one Produce request may carry, all its partitions together (default 1000000, the
+   * `maxRecords` default of `decodeRecords`). A partition whose record set would pass it gets
+   * RECORD_LIST_TOO_LARGE (18, Kafka's error for a record set larger than the broker takes: its
+   * `RecordBatchTooLargeException`) and is not appended; the request's other partitions are
+   * served. Kafka has no such count (its limits are in bytes); it bounds the CPU one request costs.
+   */
+  readonly maxProduceRecords?: number;
   readonly maxTopics?: number;
   /** Partitions per topic (default 1000). */
   readonly maxPartitions?: number;
@@ -180,6 +188,7 @@ export interface ClusterConfig {
   readonly maxQueuedRequests: number;
   readonly maxBufferedBytes: number;
   readonly maxLogBytes: number;
+  readonly maxProduceRecords: number;
   readonly maxTopics: number;
   readonly maxPartitions: number;
   readonly maxTotalPartitions: number;
@@ -228,6 +237,8 @@ export interface Topic {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** How long requests may keep the event loop before {@link Cluster.breathe} yields it (ms). */
+const BREATHE_MS = 10;
 /** Kafka's topic name rule (`Topic.validate`): 1..249 of [a-zA-Z0-9._-], not "." or "..". */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 
@@ -295,6 +306,8 @@ export class Cluster {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private assignmentStart = 0;
   private closed = false;
+  /** When {@link breathe} last let the event loop run. */
+  private lastBreath = performance.now();
 
   constructor(options: ClusterOptions & { readonly protocol: Protocol | TypedProtocol<Apis> }) {
     this.protocol = options.protocol as TypedProtocol<Apis>;
@@ -318,6 +331,7 @@ export class Cluster {
       maxQueuedRequests: options.maxQueuedRequests ?? 64,
       maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024 * 1024,
       maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
+      maxProduceRecords: options.maxProduceRecords ?? 1_000_000,
       maxTopics: options.maxTopics ?? 1000,
       maxPartitions: options.maxPartitions ?? 1000,
       maxTotalPartitions: options.maxTotalPartitions ?? 20_000,
@@ -617,6 +631,22 @@ export class Cluster {
   clearTimer(t: ReturnType<typeof setTimeout>): void {
     clearTimeout(t);
     this.timers.delete(t);
+  }
+
+  /**
+   * Lets other connections be served (their reads and timers run) when requests have kept the
+   * event loop for {@link BREATHE_MS} since the last time: called between requests and between
+   * the record sets of a Produce, so that one client's heavy request stalls the others for one
+   * record set at most, not the whole request.
+   */
+  breathe(): Promise<void> | undefined {
+    if (performance.now() - this.lastBreath < BREATHE_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.lastBreath = performance.now();
+        resolve();
+      }),
+    );
   }
 
   /** Runs `f` when the cluster closes (e.g. to wake a waiting Fetch); returns a canceller. */
@@ -1015,6 +1045,7 @@ function serveConnection(
         resumeIfRoom();
         const exchange = await answer(cluster, connection, frame);
         options.onExchange?.(exchange);
+        await cluster.breathe();
         if (exchange.error !== null) {
           drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
           break;
