@@ -331,4 +331,70 @@ describeShared("kafka-wire-broker against hostile clients", "kafka-schemas", () 
     expect(held).toBeLessThan(4 * MiB);
     await served(cluster, 10_000);
   });
+
+  it("offset metadata past offset.metadata.max.bytes (4096) is refused per partition in OffsetCommit and TxnOffsetCommit; a transaction keeps one pending offset per partition", async () => {
+    const cluster = await start({ topics: { commits: 10 } });
+    const node = cluster.nodes[0]!;
+    const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 5000 });
+    type Reply = { topics: { partitions: { partitionIndex: number; errorCode: number }[] }[] };
+    const codes = (r: { body: Reply }) => r.body.topics[0]!.partitions.map((p) => p.errorCode);
+    // 4096 two-byte characters (UTF-16 code units, as Java's String.length() counts): 12 KiB of
+    // UTF-8 on the wire, and 4097 of them.
+    const atLimit = "é".repeat(4096);
+    const over = "é".repeat(4097);
+    const partitions = (metadata: (i: number) => string) =>
+      Array.from({ length: 10 }, (_, i) => ({
+        partitionIndex: i,
+        committedOffset: 5n,
+        committedLeaderEpoch: -1,
+        committedMetadata: metadata(i),
+      }));
+    try {
+      const commit = await client.call<Reply>(8, 9, {
+        groupId: "g",
+        generationIdOrMemberEpoch: -1,
+        memberId: "",
+        groupInstanceId: null,
+        topics: [{ name: "commits", partitions: partitions((i) => (i % 2 === 0 ? atLimit : over)) }],
+      });
+      // OFFSET_METADATA_TOO_LARGE (12) for the odd partitions; the even ones are committed.
+      expect(codes(commit)).toEqual([0, 12, 0, 12, 0, 12, 0, 12, 0, 12]);
+      expect(cluster.cluster.groups.committed("g", "commits", 0)?.metadata).toBe(atLimit);
+      expect(cluster.cluster.groups.committed("g", "commits", 1)).toBeUndefined();
+
+      const init = await client.call<{ errorCode: number; producerId: bigint; producerEpoch: number }>(22, 4, {
+        transactionalId: "txn",
+        transactionTimeoutMs: 60_000,
+        producerId: -1n,
+        producerEpoch: -1,
+      });
+      expect(init.body.errorCode).toBe(0);
+      const { producerId, producerEpoch } = init.body;
+      const added = await client.call<{ errorCode: number }>(25, 3, {
+        transactionalId: "txn",
+        producerId,
+        producerEpoch,
+        groupId: "g",
+      });
+      expect(added.body.errorCode).toBe(0);
+      const txnCommit = (metadata: (i: number) => string) =>
+        client.call<Reply>(28, 3, {
+          transactionalId: "txn",
+          groupId: "g",
+          producerId,
+          producerEpoch,
+          generationId: -1,
+          memberId: "",
+          groupInstanceId: null,
+          topics: [{ name: "commits", partitions: partitions(metadata) }],
+        });
+      expect(codes(await txnCommit((i) => (i < 5 ? over : atLimit)))).toEqual([12, 12, 12, 12, 12, 0, 0, 0, 0, 0]);
+      // The same ten partitions committed 200 times over (before: 2000 pending offsets, 16 MB).
+      for (let n = 0; n < 200; n++) expect(codes(await txnCommit(() => atLimit))).toEqual(Array(10).fill(0));
+      const txn = cluster.cluster.transactions.transactions.get("txn")!;
+      expect(txn.pendingOffsets.size).toBe(10);
+    } finally {
+      client.close();
+    }
+  });
 });

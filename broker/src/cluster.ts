@@ -150,6 +150,12 @@ export interface ClusterOptions {
    * served. Kafka has no such count (its limits are in bytes); it bounds the CPU one request costs.
    */
   readonly maxProduceRecords?: number;
+  /**
+   * Kafka's `offset.metadata.max.bytes` (default 4096, as Kafka): an OffsetCommit or
+   * TxnOffsetCommit partition whose metadata is longer gets OFFSET_METADATA_TOO_LARGE (12) and is
+   * not committed. Counted as Kafka counts it: UTF-16 code units (Java's `String.length()`).
+   */
+  readonly maxOffsetMetadataBytes?: number;
   readonly maxTopics?: number;
   /** Partitions per topic (default 1000). */
   readonly maxPartitions?: number;
@@ -189,6 +195,7 @@ export interface ClusterConfig {
   readonly maxBufferedBytes: number;
   readonly maxLogBytes: number;
   readonly maxProduceRecords: number;
+  readonly maxOffsetMetadataBytes: number;
   readonly maxTopics: number;
   readonly maxPartitions: number;
   readonly maxTotalPartitions: number;
@@ -332,6 +339,7 @@ export class Cluster {
       maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024 * 1024,
       maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
       maxProduceRecords: options.maxProduceRecords ?? 1_000_000,
+      maxOffsetMetadataBytes: options.maxOffsetMetadataBytes ?? 4096,
       maxTopics: options.maxTopics ?? 1000,
       maxPartitions: options.maxPartitions ?? 1000,
       maxTotalPartitions: options.maxTotalPartitions ?? 20_000,
