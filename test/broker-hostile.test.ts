@@ -25,7 +25,8 @@ import { afterEach, beforeAll, expect, it } from "vitest";
 import { codecs } from "../compression/src/index.js";
 import { startCluster, type ClusterOptions, type RunningCluster } from "../broker/src/index.js";
 import { encodeRecordBatch } from "../src/records/index.js";
-import { FrameSplitter, type Protocol } from "../src/runtime/index.js";
+import { FrameSplitter, requestHeaderVersion, type Protocol } from "../src/runtime/index.js";
+import { Kafka, logLevel } from "kafkajs";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { describeShared } from "./support/shared.js";
@@ -61,6 +62,9 @@ function connectRaw(host: string, port: number): Promise<Raw> {
     const socket = net.connect({ host, port });
     const closed = new Promise<void>((r) => socket.once("close", () => r()));
     socket.on("error", () => {});
+    // Flowing: what the broker sends is read (and dropped unless a listener wants it), so that its
+    // closing the connection is seen.
+    socket.resume();
     socket.once("connect", () => resolve({ socket, closed }));
     socket.once("error", reject);
   });
@@ -77,6 +81,20 @@ function prefix(size: number): Buffer {
   b.writeInt32BE(size, 0);
   return b;
 }
+
+/** A seeded PRNG (mulberry32), so that a failing run can be repeated: floats in [0, 1). */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** `frame` with `pad` zero bytes after its body, its size prefix counting them (the broker ignores trailing bytes, as Kafka). */
 function padded(frame: Uint8Array, pad: number): Uint8Array {
@@ -397,4 +415,257 @@ describeShared("kafka-wire-broker against hostile clients", "kafka-schemas", () 
       client.close();
     }
   });
+
+  it("all at once: slow senders, 2 GiB prefixes, floods and churn, malformed requests of every api key and the largest Fetch limits, while kafkajs keeps producing and fetching", async () => {
+    const limits = {
+      maxConnections: 64,
+      requestTimeoutMs: 1000,
+      maxRequestBytes: 4 * MiB,
+      maxBufferedBytes: 16 * MiB,
+      fetchMaxBytes: 2 * MiB,
+      maxLogBytes: 64 * MiB,
+    };
+    const logs: string[] = [];
+    const cluster = await start({ ...limits, topics: { "good-orders": 1, bulk: 1 } }, logs);
+    const node = cluster.nodes[0]!;
+    const seed = Date.now() % 100_000;
+    const rand = random(seed);
+    const pick = (n: number) => Math.floor(rand() * n);
+    // bulk: 8 batches of one 512 KiB record, 4 MiB, twice fetchMaxBytes.
+    {
+      const filler = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 5000 });
+      const batch = await encodeRecordBatch({ records: [{ key: null, value: new Uint8Array(512 * 1024) }] });
+      for (let i = 0; i < 8; i++) {
+        const r = await filler.call<{ responses: { partitionResponses: { errorCode: number }[] }[] }>(0, 9, {
+          acks: 1,
+          timeoutMs: 5000,
+          topicData: [{ name: "bulk", partitionData: [{ index: 0, records: batch }] }],
+        });
+        expect(r.body.responses[0]!.partitionResponses[0]!.errorCode).toBe(0);
+      }
+      filler.close();
+    }
+    const base = await arrayBufferBytes();
+    const stopAt = performance.now() + 12_000;
+    const running = () => performance.now() < stopAt;
+    const counts = { slow: 0, huge: 0, flood: 0, churn: 0, malformed: 0, answered: 0, fetches: 0 };
+    let largestFetch = 0;
+    let peakBuffered = 0;
+    let peakHeld = 0;
+    const sampler = setInterval(() => (peakBuffered = Math.max(peakBuffered, cluster.cluster.bufferedBytes)), 10);
+    const memorySampler = (async () => {
+      while (running()) {
+        await sleep(500);
+        gc();
+        peakHeld = Math.max(peakHeld, process.memoryUsage().arrayBuffers - base - cluster.cluster.storedBytes);
+      }
+    })();
+    /** A raw connection, or null when the broker closed it first. */
+    const tryRaw = () => connectRaw(node.host, node.port).catch(() => null);
+    /** Waits for `r` to close, at most `ms`; then destroys it. */
+    const closedWithin = async (r: Raw, ms: number) => {
+      await Promise.race([r.closed, sleep(ms)]);
+      r.socket.destroy();
+    };
+
+    // Slow senders: a frame of 1000 bytes or of 3 MiB announced (the broker holds each in full
+    // from its prefix on: six of 3 MiB pass maxBufferedBytes), then a byte each 100 ms.
+    const slow = async (_: unknown, worker: number) => {
+      while (running()) {
+        const r = await tryRaw();
+        if (r === null) continue;
+        counts.slow++;
+        r.socket.write(prefix(worker % 4 === 0 ? 1000 : 3 * MiB));
+        while (running() && !r.socket.destroyed) {
+          r.socket.write(Uint8Array.of(pick(256)));
+          await Promise.race([r.closed, sleep(100)]);
+        }
+        r.socket.destroy();
+      }
+    };
+    // Size prefixes of 2 GiB - 1 and of -2 GiB, then a header's worth of bytes.
+    const huge = async () => {
+      while (running()) {
+        const r = await tryRaw();
+        if (r === null) continue;
+        counts.huge++;
+        r.socket.write(Buffer.concat([prefix(pick(2) === 0 ? 0x7fffffff : -0x80000000), Buffer.alloc(8)]));
+        await closedWithin(r, 3000);
+      }
+    };
+    // Floods: 80 connections (the cap is 64) that send nothing, kept 1.5 s.
+    const flood = async () => {
+      while (running()) {
+        const batch = (await Promise.all(Array.from({ length: 80 }, tryRaw))).filter((r) => r !== null);
+        counts.flood += batch.length;
+        await sleep(1500);
+        for (const r of batch) r.socket.destroy();
+      }
+    };
+    // Churn: connect, maybe half a header, close.
+    const churn = async () => {
+      while (running()) {
+        const r = await tryRaw();
+        if (r === null) continue;
+        counts.churn++;
+        if (pick(2) === 0) r.socket.write(Uint8Array.of(0, 0, 0));
+        r.socket.destroy();
+        await sleep(5);
+      }
+    };
+    // Malformed requests of every api key served: a valid header at a served version, then the
+    // default body with bytes flipped, cut short or grown, or random bytes; a new connection each.
+    const apis = [...cluster.cluster.versions()];
+    const malformedKeys = new Set<number>();
+    const malformed = async () => {
+      // Every api key in turn, at least once each however slow the machine.
+      while (running() || malformedKeys.size < apis.length) {
+        const [apiKey, range] = apis[counts.malformed % apis.length]!;
+        malformedKeys.add(apiKey);
+        const apiVersion = range.min + pick(range.max - range.min + 1);
+        const api = protocol.api(apiKey);
+        const clientId = "m";
+        const headerLength = 4 + 8 + 2 + clientId.length + (requestHeaderVersion(api.request, apiVersion) >= 2 ? 1 : 0);
+        let frame: Uint8Array;
+        try {
+          frame = protocol.encodeRequestFrame({ apiKey, apiVersion, correlationId: 1, clientId }, {});
+        } catch {
+          frame = protocol.encodeRequestFrame({ apiKey: 18, apiVersion: 0, correlationId: 1, clientId }, {});
+          new DataView(frame.buffer, frame.byteOffset).setInt16(4, apiKey);
+          new DataView(frame.buffer, frame.byteOffset).setInt16(6, apiVersion);
+        }
+        let body = frame.slice(headerLength);
+        switch (pick(4)) {
+          case 0:
+            for (let i = 0; i < 1 + pick(4) && body.length > 0; i++) body[pick(body.length)] = pick(256);
+            break;
+          case 1:
+            body = body.subarray(0, pick(body.length + 1));
+            break;
+          case 2:
+            body = Buffer.concat([body, Buffer.from(Array.from({ length: 1 + pick(64) }, () => pick(256)))]);
+            break;
+          default:
+            body = Uint8Array.from(Array.from({ length: pick(128) }, () => pick(256)));
+        }
+        const request = Buffer.concat([frame.subarray(0, headerLength), body]);
+        request.writeInt32BE(request.length - 4, 0);
+        const r = await tryRaw();
+        if (r === null) continue;
+        counts.malformed++;
+        r.socket.once("data", () => {
+          counts.answered++;
+          r.socket.destroy();
+        });
+        r.socket.write(request);
+        await closedWithin(r, 500);
+      }
+    };
+    // The largest Fetch limits, on a client that reads its responses: at most fetchMaxBytes (and
+    // one batch more, KIP-74) per response.
+    const bigFetch = async () => {
+      while (running()) {
+        const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 5000 });
+        try {
+          while (running()) {
+            const { exchange } = await client.call(1, 12, {
+              replicaId: -1,
+              maxWaitMs: 0,
+              minBytes: 1,
+              maxBytes: 0x7fffffff,
+              isolationLevel: 0,
+              topics: [
+                {
+                  topic: "bulk",
+                  partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 0x7fffffff, logStartOffset: -1n }],
+                },
+              ],
+            });
+            largestFetch = Math.max(largestFetch, exchange.response.length);
+            counts.fetches++;
+          }
+        } catch {
+          // Closed to make room (maxConnections): connect again.
+        } finally {
+          client.close();
+        }
+      }
+    };
+
+    // The well-behaved client: kafkajs producing a message each 50 ms and a group consuming them.
+    const kafka = new Kafka({
+      clientId: "well-behaved",
+      brokers: [cluster.bootstrap],
+      logLevel: logLevel.NOTHING,
+      connectionTimeout: 5000,
+      requestTimeout: 15_000,
+      retry: { retries: 8, initialRetryTime: 100 },
+    });
+    const producer = kafka.producer({ allowAutoTopicCreation: false });
+    const consumer = kafka.consumer({ groupId: "well-behaved", maxWaitTimeInMs: 100 });
+    await producer.connect();
+    await consumer.connect();
+    await consumer.subscribe({ topics: ["good-orders"], fromBeginning: true });
+    const got: string[] = [];
+    void consumer.run({ eachMessage: async ({ message }) => void got.push(message.value!.toString()) });
+    const sent: string[] = [];
+    let slowestSend = 0;
+    const produce = async () => {
+      for (let i = 0; running(); i++) {
+        const t0 = performance.now();
+        await producer.send({ topic: "good-orders", acks: -1, messages: [{ value: `m${i}` }] });
+        slowestSend = Math.max(slowestSend, performance.now() - t0);
+        sent.push(`m${i}`);
+        await sleep(50);
+      }
+    };
+    try {
+      await Promise.all([
+        produce(),
+        ...Array.from({ length: 8 }, slow),
+        huge(),
+        flood(),
+        churn(),
+        ...Array.from({ length: 4 }, malformed),
+        bigFetch(),
+        memorySampler,
+      ]);
+      // Every message sent is consumed (a liveness bound).
+      const until = performance.now() + 20_000;
+      while (got.length < sent.length && performance.now() < until) await sleep(50);
+    } finally {
+      clearInterval(sampler);
+      await producer.disconnect();
+      await consumer.disconnect();
+    }
+    console.log(
+      `all at once (seed ${seed}): ${JSON.stringify(counts)}; kafkajs sent ${sent.length} (slowest ${slowestSend.toFixed(0)} ms), consumed ${got.length}; ` +
+        `peak buffered ${(peakBuffered / MiB).toFixed(1)} MiB, peak held besides the logs ${(peakHeld / MiB).toFixed(1)} MiB, largest Fetch response ${(largestFetch / MiB).toFixed(2)} MiB`,
+    );
+    expect(sent.length).toBeGreaterThan(10);
+    expect(got).toEqual(sent);
+    for (const [kind, n] of Object.entries(counts)) if (kind !== "answered") expect(n, kind).toBeGreaterThan(0);
+    // Each defence acted.
+    expect(logs.some((l) => l.includes("requestTimeoutMs (1000 ms)"))).toBe(true);
+    expect(logs.some((l) => /frame size -?\d+ is outside 0\.\.4194304/.test(l))).toBe(true);
+    expect(logs.some((l) => l.includes("maxConnections (64) reached"))).toBe(true);
+    expect(logs.some((l) => l.includes("hold more than maxBufferedBytes"))).toBe(true);
+    expect(malformedKeys.size).toBe(apis.length);
+    // The limits: requests buffered within maxBufferedBytes, logs within maxLogBytes, a Fetch
+    // response within fetchMaxBytes and one 512 KiB batch (plus headers, KIP-74); this whole
+    // process (attackers and kafkajs included) held no more besides the logs than the broker may
+    // buffer and store.
+    expect(peakBuffered).toBeLessThanOrEqual(limits.maxBufferedBytes);
+    expect(cluster.cluster.storedBytes).toBeLessThanOrEqual(limits.maxLogBytes);
+    expect(largestFetch).toBeLessThanOrEqual(limits.fetchMaxBytes + 512 * 1024 + 4096);
+    expect(peakHeld).toBeLessThanOrEqual(limits.maxBufferedBytes + limits.maxLogBytes);
+    // And nothing is left behind once the clients are gone: no connection, no buffer.
+    const until = performance.now() + 10_000;
+    while (cluster.cluster.holders.size > 0 && performance.now() < until) await sleep(50);
+    expect(cluster.cluster.holders.size).toBe(0);
+    expect(cluster.cluster.bufferedBytes).toBe(0);
+    const leftover = (await arrayBufferBytes()) - base - cluster.cluster.storedBytes;
+    console.log(`left over after the clients closed: ${(leftover / MiB).toFixed(1)} MiB`);
+    expect(leftover).toBeLessThan(8 * MiB);
+  }, 60_000);
 });
