@@ -317,6 +317,66 @@ describeShared("kafka-wire-broker against hostile clients", "kafka-schemas", () 
     }
     const flood = cluster.cluster.topics.get("flood")!;
     expect(flood.partitions.map((p) => Number(p.log.logEndOffset))).toEqual([990_000, ...Array(19).fill(0)]);
+
+    // With the budget raised, five such record sets are all appended, and a client asking for
+    // the partitions' latest offsets meanwhile is answered between them: it sees some appended
+    // and others not yet (before, it was answered only before or after the whole request).
+    const roomy = await start({
+      maxProduceRecords: 5_000_000,
+      topics: { flood: { partitions: 5, configs: { "max.message.bytes": String(4 * MiB) } } },
+    });
+    const n = roomy.nodes[0]!;
+    const producer = await KafkaTestClient.connect(n.host, n.port, protocol, { timeoutMs: 5000 });
+    const watcher = await KafkaTestClient.connect(n.host, n.port, protocol, { timeoutMs: 5000 });
+    let produced = false;
+    const big = producer
+      .call<Reply>(
+        0,
+        9,
+        {
+          acks: 1,
+          timeoutMs: 60_000,
+          topicData: [
+            { name: "flood", partitionData: Array.from({ length: 5 }, (_, index) => ({ index, records: batch })) },
+          ],
+        },
+        120_000,
+      )
+      .finally(() => (produced = true));
+    type Offsets = { topics: { partitions: { offset: bigint }[] }[] };
+    const seen = new Set<string>();
+    for (let i = 0; !produced && i < 10_000; i++) {
+      const r = await watcher.call<Offsets>(
+        2,
+        7,
+        {
+          replicaId: -1,
+          isolationLevel: 0,
+          topics: [
+            {
+              name: "flood",
+              partitions: [0, 1, 2, 3, 4].map((partitionIndex) => ({
+                partitionIndex,
+                currentLeaderEpoch: -1,
+                timestamp: -1n,
+              })),
+            },
+          ],
+        },
+        30_000,
+      );
+      seen.add(r.body.topics[0]!.partitions.map((p) => (p.offset === 0n ? 0 : 1)).join(""));
+    }
+    const all = await big;
+    producer.close();
+    watcher.close();
+    expect(all.body.responses[0]!.partitionResponses.map((p) => p.errorCode)).toEqual([0, 0, 0, 0, 0]);
+    // "10000", "11000", ...: the record sets are appended in order, and the watcher was answered
+    // while some were and others were not.
+    const partial = [...seen].filter((v) => v !== "00000" && v !== "11111");
+    console.log(`the watcher saw ${[...seen].sort().join(", ")} while the Produce of 5 × 990,000 records ran`);
+    expect(partial.length).toBeGreaterThan(0);
+    for (const v of partial) expect(v).toMatch(/^1+0+$/);
   });
 
   it("static members of 20 groups, each joining with a 2 MiB JoinGroup frame: only their protocol metadata is kept", async () => {
