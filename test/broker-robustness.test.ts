@@ -191,14 +191,16 @@ describeShared("kafka-wire-broker under hostile clients", "kafka-schemas", () =>
           });
           const closed = new Promise<void>((r) => socket.on("close", () => r()));
           socket.on("error", () => {});
+          socket.resume();
         });
       const a = await partial(6000);
       const b = await partial(5000);
-      // 6004 + 5004 > 10000: the first (holding 6004) goes, the second stays.
-      await a.closed;
-      expect(b.socket.destroyed).toBe(false);
-      // What the second holds: its 5000 bytes and the 4-byte size prefix.
-      expect(small.cluster.bufferedBytes).toBe(5004);
+      // Each holds the whole frame (7004 bytes, its prefix included) from its size prefix on:
+      // 7004 + 7004 > 10000, so one goes: of two holding as much, the one that sent less (b).
+      await b.closed;
+      expect(a.socket.destroyed).toBe(false);
+      // What the first holds: the 7000-byte frame it announced and the 4-byte size prefix.
+      expect(small.cluster.bufferedBytes).toBe(7004);
       const client = await KafkaTestClient.connect(node.host, node.port, protocol, { timeoutMs: 3000 });
       try {
         const reply = await client.call<{ errorCode: number }>(18, 3, {
@@ -209,7 +211,7 @@ describeShared("kafka-wire-broker under hostile clients", "kafka-schemas", () =>
       } finally {
         client.close();
       }
-      b.socket.destroy();
+      a.socket.destroy();
     } finally {
       await small.close();
     }

@@ -185,9 +185,37 @@ describe("FrameSplitter under hostile streams", () => {
     expect(frames).toHaveLength(1);
     expect(frames[0]!.length).toBe(4 + size);
     expect(frames[0]![4 + 1234]).toBe(1234 & 0xff);
-    // The buffer doubles as it fills: about twice the frame at most. (Keeping a copy of every
+    // One buffer of the frame's size, allocated when the prefix came. (Keeping a copy of every
     // one-byte chunk, as an earlier version did, took about 50 MB here.)
     expect(memory() - before).toBeLessThan(16 << 20);
+  });
+
+  it("holds exactly the frame announced once its size prefix is read, not a doubled buffer", () => {
+    // 40 MiB announced (0x02800000), half of it sent in 64 KiB chunks, as a slow sender would.
+    // A buffer doubling as it fills would hold 32 MiB at 16 MiB received, 64 MiB at 16 MiB + 1
+    // (the old and new buffers both, while copying).
+    const size = 40 << 20;
+    const splitter = new FrameSplitter();
+    expect(splitter.push(h("02 80"))).toEqual([]);
+    expect(splitter.held).toBe(2);
+    expect(splitter.push(h("00 00"))).toEqual([]);
+    expect(splitter.held).toBe(4 + size);
+    const chunk = new Uint8Array(64 << 10).fill(7);
+    for (let sent = 0; sent < size / 2; sent += chunk.length) {
+      expect(splitter.push(chunk)).toEqual([]);
+      expect(splitter.held).toBe(4 + size);
+    }
+    expect(splitter.buffered).toBe(4 + size / 2);
+    // The rest, and one more frame (size 1) in the same chunk: the first comes out as the
+    // buffer it was assembled in, exactly the frame; the second as a view of the chunk.
+    const rest = new Uint8Array(size / 2 + 5);
+    rest.set([0, 0, 0, 1, 9], size / 2);
+    const frames = splitter.push(rest);
+    expect(frames.map((f) => f.length)).toEqual([4 + size, 5]);
+    expect(frames[0]!.buffer.byteLength).toBe(4 + size);
+    expect(frames[0]![4 + size / 2 - 1]).toBe(7);
+    expect(frames[1]!.buffer).toBe(rest.buffer);
+    expect(splitter.held).toBe(0);
   });
 
   it("stays failed after a framing error, and rejects chunks that are not bytes", () => {

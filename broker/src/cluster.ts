@@ -119,9 +119,24 @@ export interface ClusterOptions {
   readonly maxRequestBytes?: number;
   /** Kafka's `connections.max.idle.ms`: a connection with no traffic this long is closed (default 600000, as Kafka). */
   readonly idleTimeoutMs?: number;
+  /**
+   * The longest a request frame may take to arrive once its first byte has, and a new connection
+   * to send its first complete request (ms; default 30000, the `request.timeout.ms` of Kafka's
+   * clients: a request not sent by then is one the client has given up on). Past it the connection
+   * is closed. Kafka has no such deadline (a byte now and then keeps a connection open there);
+   * here it keeps slow senders from holding connections and buffers. Time while the broker itself
+   * is not reading the connection (see `maxQueuedRequests`) does not count.
+   */
+  readonly requestTimeoutMs?: number;
   /** Kafka's broker `fetch.max.bytes`: a Fetch response carries at most this many record bytes (default 57671680, as Kafka). */
   readonly fetchMaxBytes?: number;
-  /** Connections per node (default 256). */
+  /**
+   * Connections per node (default 256). A connection past it is let in, and one already open is
+   * closed instead: the one stuck longest (a partial frame, no first request yet, responses not
+   * read), else the one idle longest, else the one whose last request came longest ago. Kafka's
+   * `max.connections` makes a newcomer wait, closing the least recently used connection only for
+   * its inter-broker listener (KIP-402); a test double must never lock out its test's own client.
+   */
   readonly maxConnections?: number;
   /** Requests read ahead on one connection before it stops being read (default 64); it also stops at `maxRequestBytes` of them. */
   readonly maxQueuedRequests?: number;
@@ -129,6 +144,20 @@ export interface ClusterOptions {
   readonly maxBufferedBytes?: number;
   /** Bytes held by all partition logs together (default 256 MiB); a Produce past it gets KAFKA_STORAGE_ERROR. */
   readonly maxLogBytes?: number;
+  /**
+   * Records one Produce request may carry, all its partitions together (default 1000000, the
+   * `maxRecords` default of `decodeRecords`). A partition whose record set would pass it gets
+   * RECORD_LIST_TOO_LARGE (18, Kafka's error for a record set larger than the broker takes: its
+   * `RecordBatchTooLargeException`) and is not appended; the request's other partitions are
+   * served. Kafka has no such count (its limits are in bytes); it bounds the CPU one request costs.
+   */
+  readonly maxProduceRecords?: number;
+  /**
+   * Kafka's `offset.metadata.max.bytes` (default 4096, as Kafka): an OffsetCommit or
+   * TxnOffsetCommit partition whose metadata is longer gets OFFSET_METADATA_TOO_LARGE (12) and is
+   * not committed. Counted as Kafka counts it: UTF-16 code units (Java's `String.length()`).
+   */
+  readonly maxOffsetMetadataBytes?: number;
   readonly maxTopics?: number;
   /** Partitions per topic (default 1000). */
   readonly maxPartitions?: number;
@@ -166,17 +195,36 @@ export interface ClusterConfig {
   readonly consumerSessionTimeoutMs: number;
   readonly maxRequestBytes: number;
   readonly idleTimeoutMs: number;
+  readonly requestTimeoutMs: number;
   readonly fetchMaxBytes: number;
   readonly maxConnections: number;
   readonly maxQueuedRequests: number;
   readonly maxBufferedBytes: number;
   readonly maxLogBytes: number;
+  readonly maxProduceRecords: number;
+  readonly maxOffsetMetadataBytes: number;
   readonly maxTopics: number;
   readonly maxPartitions: number;
   readonly maxTotalPartitions: number;
   readonly maxGroups: number;
   readonly maxMembers: number;
   readonly maxFetchWaitMs: number;
+}
+
+/** @internal What {@link Cluster.holders} knows of one open connection. */
+export interface ConnectionHolder {
+  readonly nodeId: number;
+  /** Bytes held: queued requests and the partial frame (in full from its size prefix on). */
+  held(): number;
+  /** Bytes of what it holds that have arrived (less than `held` while a frame is partial). */
+  received(): number;
+  /**
+   * How the connection stands for `maxConnections`, with the `performance.now()` it has since:
+   * `stuck` (a partial frame or no first request yet, or its responses not read), `idle`
+   * (nothing in flight) or `busy` (a request queued or being answered).
+   */
+  standing(): { readonly kind: "stuck" | "idle" | "busy"; readonly since: number };
+  drop(why: string): void;
 }
 
 /** One partition: its replicas (the first is the preferred leader), leader and log. */
@@ -203,6 +251,8 @@ export interface Topic {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** How long requests may keep the event loop before {@link Cluster.breathe} yields it (ms). */
+const BREATHE_MS = 10;
 /** Kafka's topic name rule (`Topic.validate`): 1..249 of [a-zA-Z0-9._-], not "." or "..". */
 const TOPIC_NAME = /^[a-zA-Z0-9._-]{1,249}$/;
 
@@ -238,8 +288,12 @@ export class Cluster {
   storedBytes = 0;
   /** Bytes all connections hold in requests not answered yet (bounded by `maxBufferedBytes`). */
   bufferedBytes = 0;
-  /** @internal What each open connection holds, and how to close it (the cluster-wide bound closes the largest). */
-  readonly holders = new Map<number, { held: () => number; drop: (why: string) => void }>();
+  /**
+   * @internal Every open connection by id: what it holds (the cluster-wide bound closes the
+   * largest), how long it has been stuck or idle (`maxConnections` closes one of those first), and
+   * how to close it.
+   */
+  readonly holders = new Map<number, ConnectionHolder>();
   /**
    * More groups for ListGroups, from plugins with group types of their own (KIP-1071's
    * `streams` groups): each lister gives its groups as ListGroups reports them.
@@ -268,6 +322,8 @@ export class Cluster {
   private readonly timers = new Set<ReturnType<typeof setTimeout>>();
   private assignmentStart = 0;
   private closed = false;
+  /** When {@link breathe} last let the event loop run. */
+  private lastBreath = performance.now();
 
   constructor(options: ClusterOptions & { readonly protocol: Protocol | TypedProtocol<Apis> }) {
     this.protocol = options.protocol as TypedProtocol<Apis>;
@@ -289,11 +345,14 @@ export class Cluster {
       consumerSessionTimeoutMs: options.consumerSessionTimeoutMs ?? 45_000,
       maxRequestBytes: options.maxRequestBytes ?? 104_857_600,
       idleTimeoutMs: options.idleTimeoutMs ?? 600_000,
+      requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
       fetchMaxBytes: options.fetchMaxBytes ?? 57_671_680,
       maxConnections: options.maxConnections ?? 256,
       maxQueuedRequests: options.maxQueuedRequests ?? 64,
       maxBufferedBytes: options.maxBufferedBytes ?? 256 * 1024 * 1024,
       maxLogBytes: options.maxLogBytes ?? 256 * 1024 * 1024,
+      maxProduceRecords: options.maxProduceRecords ?? 1_000_000,
+      maxOffsetMetadataBytes: options.maxOffsetMetadataBytes ?? 4096,
       maxTopics: options.maxTopics ?? 1000,
       maxPartitions: options.maxPartitions ?? 1000,
       maxTotalPartitions: options.maxTotalPartitions ?? 20_000,
@@ -596,6 +655,22 @@ export class Cluster {
     this.timers.delete(t);
   }
 
+  /**
+   * Lets other connections be served (their reads and timers run) when requests have kept the
+   * event loop for {@link BREATHE_MS} since the last time: called between requests and between
+   * the record sets of a Produce, so that one client's heavy request stalls the others for one
+   * record set at most, not the whole request.
+   */
+  breathe(): Promise<void> | undefined {
+    if (performance.now() - this.lastBreath < BREATHE_MS) return undefined;
+    return new Promise<void>((resolve) =>
+      setImmediate(() => {
+        this.lastBreath = performance.now();
+        resolve();
+      }),
+    );
+  }
+
   /** Runs `f` when the cluster closes (e.g. to wake a waiting Fetch); returns a canceller. */
   onClose(f: () => void): () => void {
     this.closers.add(f);
@@ -727,8 +802,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   const sockets = new Map<net.Socket, number>();
   const ids = { next: 0 };
   const listen = async (port: number): Promise<net.Server> => {
+    // No server.maxConnections: past the cap, serveConnection closes another connection instead.
     const server = net.createServer();
-    server.maxConnections = cluster.config.maxConnections;
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => {
@@ -859,7 +934,10 @@ async function loadProtocol(options: ClusterOptions): Promise<Protocol> {
 /**
  * Serves one connection: frames split with the request size limit, requests answered one at a
  * time in order (as Kafka does), reading paused while too many requests wait or while the
- * socket's write buffer is full, closed after `idleTimeoutMs` without traffic.
+ * socket's write buffer is full, closed after `idleTimeoutMs` without traffic or when a request
+ * frame (or the first request) takes longer than `requestTimeoutMs` to arrive. Past
+ * `maxConnections` on its node, another connection is closed to make room (see
+ * {@link ClusterOptions.maxConnections}).
  */
 function serveConnection(
   cluster: Cluster,
@@ -873,6 +951,7 @@ function serveConnection(
     socket.destroy();
     return;
   }
+  makeRoom(cluster, node.nodeId);
   sockets.set(socket, node.nodeId);
   socket.setNoDelay(true);
   socket.setTimeout(cluster.config.idleTimeoutMs, () => drop(`idle for ${cluster.config.idleTimeoutMs} ms`));
@@ -887,10 +966,20 @@ function serveConnection(
   const queue: Uint8Array[] = [];
   const limit = cluster.config.maxQueuedRequests;
   const maxBytes = cluster.config.maxRequestBytes;
+  const requestTimeoutMs = cluster.config.requestTimeoutMs;
   /** Bytes of the queued frames and of the splitter's partial frame: what this connection holds. */
   let held = 0;
   let busy = false;
   let paused = false;
+  /** No complete request yet: `requestTimeoutMs` runs from the connection's start. */
+  let first = true;
+  /** When the frame being received (or the wait for the first request) started; null: none. */
+  let receivingSince: number | null = performance.now();
+  /** When the socket's write buffer filled (the client does not read its responses); null: it has room. */
+  let blockedSince: number | null = null;
+  /** When the connection last had nothing in flight. */
+  let idleSince = performance.now();
+  let deadline: ReturnType<typeof setTimeout> | null = null;
   function drop(why: string): void {
     cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
     socket.destroy();
@@ -901,10 +990,29 @@ function serveConnection(
     cluster.holders.delete(id);
     hold(-held);
     queue.length = 0;
+    if (deadline !== null) clearTimeout(deadline);
+    deadline = null;
   }
   const hold = (delta: number) => {
     held += delta;
     cluster.bufferedBytes += delta;
+  };
+  /** Arms the `requestTimeoutMs` check for the frame being received (one timer, re-armed only when it fires). */
+  const armDeadline = () => {
+    if (deadline !== null || receivingSince === null || paused || socket.destroyed) return;
+    deadline = setTimeout(checkDeadline, Math.max(1, receivingSince + requestTimeoutMs - performance.now()));
+    deadline.unref();
+  };
+  const checkDeadline = () => {
+    deadline = null;
+    if (receivingSince === null || paused || socket.destroyed) return;
+    if (performance.now() - receivingSince < requestTimeoutMs) return armDeadline();
+    const part = splitter.buffered > 0 ? ` (${splitter.buffered} of ${splitter.held} bytes received)` : "";
+    drop(
+      first
+        ? `no complete request within requestTimeoutMs (${requestTimeoutMs} ms) of connecting${part}`
+        : `a request frame not complete within requestTimeoutMs (${requestTimeoutMs} ms)${part}`,
+    );
   };
   // Reading stops while this connection holds too many requests or bytes, or while the client
   // does not read its responses.
@@ -913,6 +1021,9 @@ function serveConnection(
     if (paused && !socket.destroyed && queue.length < limit / 2 && held < maxBytes / 2 && !socket.writableNeedDrain) {
       paused = false;
       socket.resume();
+      // The time not read was the broker's: the frame being received gets its full time again.
+      if (receivingSince !== null) receivingSince = performance.now();
+      armDeadline();
     }
   };
   const pause = () => {
@@ -920,15 +1031,35 @@ function serveConnection(
     paused = true;
     socket.pause();
   };
-  cluster.holders.set(id, { held: () => held, drop });
+  cluster.holders.set(id, {
+    nodeId: node.nodeId,
+    held: () => held,
+    received: () => held - splitter.held + splitter.buffered,
+    standing() {
+      const stuck = Math.min(blockedSince ?? Infinity, paused ? Infinity : (receivingSince ?? Infinity));
+      if (stuck !== Infinity) return { kind: "stuck", since: stuck };
+      return busy || queue.length > 0 ? { kind: "busy", since: idleSince } : { kind: "idle", since: idleSince };
+    },
+    drop,
+  });
+  armDeadline();
   /**
    * The cluster-wide bound: past maxBufferedBytes, the connection holding the most is closed
-   * (pausing instead could leave every connection waiting for another's partial frame).
+   * (pausing instead could leave every connection waiting for another's partial frame); of two
+   * holding as much, the one that has sent less of it (a size prefix alone, rather than a frame
+   * nearly complete).
    */
   const enforceClusterBound = () => {
     while (cluster.bufferedBytes > cluster.config.maxBufferedBytes) {
-      let largest: { held: () => number; drop: (why: string) => void } | undefined;
-      for (const h of cluster.holders.values()) if (largest === undefined || h.held() > largest.held()) largest = h;
+      let largest: ConnectionHolder | undefined;
+      for (const h of cluster.holders.values()) {
+        if (
+          largest === undefined ||
+          h.held() > largest.held() ||
+          (h.held() === largest.held() && h.received() < largest.received())
+        )
+          largest = h;
+      }
       if (largest === undefined || largest.held() === 0) return;
       largest.drop(
         `the connections hold more than maxBufferedBytes (${cluster.config.maxBufferedBytes}); this one the most`,
@@ -947,6 +1078,7 @@ function serveConnection(
           ? await cluster.requestLog.record(() => answer(cluster, connection, frame))
           : await answer(cluster, connection, frame);
         options.onExchange?.(exchange);
+        await cluster.breathe();
         if (exchange.error !== null) {
           drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
           break;
@@ -959,6 +1091,7 @@ function serveConnection(
         }
         if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
+          blockedSince = performance.now();
           pause();
           await new Promise<void>((resolve) => {
             const done = () => {
@@ -969,35 +1102,47 @@ function serveConnection(
             socket.once("drain", done);
             socket.once("close", done);
           });
+          blockedSince = null;
           resumeIfRoom();
         }
       }
     } finally {
       busy = false;
+      idleSince = performance.now();
     }
   }
   socket.on("data", (chunk: Buffer) => {
     let frames: Uint8Array[];
-    const before = splitter.buffered;
+    // What the splitter holds for a partial frame: all of it from its size prefix on.
+    const before = splitter.held;
     try {
       frames = splitter.push(chunk);
     } catch (e) {
       drop((e as Error).message);
       return;
     }
-    hold(splitter.buffered - before);
+    hold(splitter.held - before);
     for (const f of frames) {
       if (f.length < 12) {
         drop("a request frame shorter than its header");
         return;
       }
-      // A copy: the request is answered later, and record batches are views into it.
-      queue.push(new Uint8Array(f));
+      // A view of the chunk is copied: the request is answered later, record batches are views
+      // into it, and a view would keep the whole chunk alive. A frame the splitter assembled is
+      // already a buffer of its own, exactly the frame.
+      queue.push(f.buffer === chunk.buffer ? new Uint8Array(f) : f);
       hold(f.length);
     }
+    if (frames.length > 0) first = false;
+    // A frame still partial after this chunk: its deadline runs from its first byte (a frame
+    // completed here and another begun restarts it).
+    if (splitter.buffered === 0 && !first) receivingSince = null;
+    else if (receivingSince === null || (frames.length > 0 && splitter.buffered > 0))
+      receivingSince = performance.now();
     if (full()) pause();
     enforceClusterBound();
     if (socket.destroyed) return;
+    armDeadline();
     void pump();
   });
   socket.on("error", () => {});
@@ -1006,6 +1151,32 @@ function serveConnection(
     release();
     connection.session.clear();
   });
+}
+
+/**
+ * Before a new connection of node `nodeId` is served: when the node has `maxConnections` open,
+ * closes the one stuck longest, else idle longest, else the one busy since longest ago.
+ */
+function makeRoom(cluster: Cluster, nodeId: number): void {
+  let open = 0;
+  let victim: ConnectionHolder | undefined;
+  let best = { rank: Infinity, since: Infinity };
+  const RANK = { stuck: 0, idle: 1, busy: 2 } as const;
+  for (const h of cluster.holders.values()) {
+    if (h.nodeId !== nodeId) continue;
+    open++;
+    const s = h.standing();
+    const rank = RANK[s.kind];
+    if (rank < best.rank || (rank === best.rank && s.since < best.since)) {
+      best = { rank, since: s.since };
+      victim = h;
+    }
+  }
+  if (open < cluster.config.maxConnections || victim === undefined) return;
+  const kind = (["stuck", "idle", "busy"] as const)[best.rank]!;
+  victim.drop(
+    `maxConnections (${cluster.config.maxConnections}) reached on node ${nodeId}; a new connection takes the place of this one, ${kind} for ${Math.round(performance.now() - best.since)} ms`,
+  );
 }
 
 /** Answers one request frame. Never throws: a failure is the exchange's `error` (the connection closes). */

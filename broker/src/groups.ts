@@ -120,6 +120,10 @@ class ClassicGroup {
     if (this.state !== "Empty" && !req.protocols.some((p) => this.everyMemberSupports(p.name, req.memberId))) {
       return fail("INCONSISTENT_GROUP_PROTOCOL");
     }
+    // A copy of what is kept: the decoded metadata are views into the request frame, and a member
+    // (a static one for good: KIP-345) would hold the whole frame, up to maxRequestBytes, for them.
+    const protocols = req.protocols.map((p) => ({ name: p.name, metadata: p.metadata.slice() }));
+    req = { ...req, protocols };
     let memberId = req.memberId;
     const instanceId = req.groupInstanceId;
     if (instanceId !== null) {
@@ -200,7 +204,8 @@ class ClassicGroup {
     const result = new Promise<{ errorCode: number; assignment: Uint8Array }>((resolve) => (member.syncing = resolve));
     if (req.memberId === this.leader) {
       for (const m of this.members.values()) {
-        m.assignment = req.assignments.find((a) => a.memberId === m.memberId)?.assignment ?? new Uint8Array(0);
+        // A copy, as the protocol metadata in join: a view would keep the leader's whole SyncGroup frame.
+        m.assignment = req.assignments.find((a) => a.memberId === m.memberId)?.assignment.slice() ?? new Uint8Array(0);
       }
       this.state = "Stable";
       for (const m of this.members.values()) {

@@ -38,10 +38,20 @@ export interface Transaction {
   /** "topic\0partition". */
   readonly partitions: Set<string>;
   readonly groups: Set<string>;
-  readonly pendingOffsets: PendingOffset[];
+  /**
+   * TxnOffsetCommit's offsets, committed by EndTxn: the last one of each group partition (by
+   * "group\0topic\0partition"), as Kafka's coordinator keeps them, so that repeating a commit
+   * replaces it rather than piling up.
+   */
+  readonly pendingOffsets: Map<string, PendingOffset>;
   startTimestamp: number;
   lastUpdate: number;
   timer: ReturnType<typeof setTimeout> | null;
+}
+
+/** The key of a group partition's offset in {@link Transaction.pendingOffsets}. */
+export function pendingKey(groupId: string, topic: string, partition: number): string {
+  return `${groupId}\0${topic}\0${partition}`;
 }
 
 /** Kafka's `transaction.max.timeout.ms` default. */
@@ -85,7 +95,7 @@ export class TransactionCoordinator {
         state: "Empty",
         partitions: new Set(),
         groups: new Set(),
-        pendingOffsets: [],
+        pendingOffsets: new Map(),
         startTimestamp: -1,
         lastUpdate: Date.now(),
         timer: null,
@@ -197,7 +207,7 @@ export class TransactionCoordinator {
       partition.producers.marker(txn.producerId, txn.producerEpoch, offset, commit, BigInt(now));
     }
     if (commit) {
-      for (const o of txn.pendingOffsets) {
+      for (const o of txn.pendingOffsets.values()) {
         this.cluster.groups.commit(o.groupId, o.topic, o.partition, {
           offset: o.offset,
           leaderEpoch: o.leaderEpoch,
@@ -205,7 +215,7 @@ export class TransactionCoordinator {
         });
       }
     }
-    txn.pendingOffsets.length = 0;
+    txn.pendingOffsets.clear();
     txn.partitions.clear();
     txn.groups.clear();
     txn.state = commit ? "CompleteCommit" : "CompleteAbort";
@@ -216,8 +226,7 @@ export class TransactionCoordinator {
   hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
     for (const txn of this.transactions.values()) {
       if (txn.state !== "Ongoing") continue;
-      if (txn.pendingOffsets.some((o) => o.groupId === groupId && o.topic === topic && o.partition === partition))
-        return true;
+      if (txn.pendingOffsets.has(pendingKey(groupId, topic, partition))) return true;
     }
     return false;
   }

@@ -502,13 +502,19 @@ export interface FrameSplitterOptions {
 /**
  * Splits a byte stream (TCP chunks) into size-prefixed frames: partial chunks are kept until a
  * frame is complete, several frames in one chunk come out together. A frame inside one chunk is a
- * view of it (zero-copy); one spread over chunks is copied once.
+ * view of it (zero-copy); one spread over chunks is copied once, into a buffer of exactly its size
+ * allocated when its size prefix is read (so memory held is that frame, never a doubled buffer:
+ * see {@link FrameSplitter.held}).
  */
 export class FrameSplitter {
   private readonly maxFrameSize: number;
-  /** Bytes held back, at the start of a buffer that grows by doubling (memory stays within 2× of them). */
-  private pending: Uint8Array = new Uint8Array(0);
-  private pendingBytes = 0;
+  /** The first bytes of a size prefix split over chunks (0..3 of them are in use). */
+  private readonly prefix = new Uint8Array(4);
+  private prefixBytes = 0;
+  /** The frame being assembled, allocated at its full size (4 + size) once its prefix is known. */
+  private frame: Uint8Array | null = null;
+  /** Bytes of {@link frame} received so far. */
+  private filled = 0;
   private failure: KafkaDecodeError | null = null;
 
   constructor(options: FrameSplitterOptions = {}) {
@@ -518,16 +524,26 @@ export class FrameSplitter {
     }
   }
 
-  /** Bytes held back waiting for the rest of a frame. */
+  /** Bytes received of the frame not complete yet (its size prefix included). */
   get buffered(): number {
-    return this.pendingBytes;
+    return this.frame === null ? this.prefixBytes : this.filled;
+  }
+
+  /**
+   * Bytes this splitter holds for the frame not complete yet: its whole size (4 + size, at most
+   * 4 + `maxFrameSize`) from the moment its size prefix is read, else the prefix bytes so far.
+   * What a server bounding its memory should count.
+   */
+  get held(): number {
+    return this.frame === null ? this.prefixBytes : this.frame.length;
   }
 
   /**
    * Adds a chunk; returns every frame completed by it (each with its 4-byte size prefix). A frame
-   * that lies inside `chunk` is a view of it; one assembled from several chunks is a copy.
+   * that lies inside `chunk` is a view of it; one assembled from several chunks is a buffer of
+   * its own (exactly the frame: `byteOffset` 0, no spare room).
    * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`
-   *   (checked as soon as the 4 size bytes are there, before buffering the frame), or
+   *   (checked as soon as the 4 size bytes are there, before allocating for the frame), or
    *   `INVALID_VALUE` for a chunk that is not a Uint8Array. After an error the stream has lost
    *   its framing: every later `push` throws the same error.
    */
@@ -544,50 +560,64 @@ export class FrameSplitter {
     }
   }
 
-  private split(chunk: Uint8Array): Uint8Array[] {
-    let data = chunk;
-    if (this.pendingBytes > 0) {
-      this.append(chunk);
-      // Hand the bytes over only once the frame they start is complete.
-      if (this.pendingBytes < 4) return [];
-      const p = this.pending;
-      const size = this.checkedSize((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!, 0);
-      if (this.pendingBytes < 4 + size) return [];
-      data = p.subarray(0, this.pendingBytes);
-      // Frames returned below are views of this buffer: start a new one for what follows.
-      this.pending = new Uint8Array(0);
-      this.pendingBytes = 0;
-    }
+  private split(data: Uint8Array): Uint8Array[] {
     const frames: Uint8Array[] = [];
     let offset = 0;
+    if (this.prefixBytes > 0) {
+      // A size prefix split over chunks: complete it, then start its frame.
+      const n = Math.min(4 - this.prefixBytes, data.length);
+      this.prefix.set(data.subarray(0, n), this.prefixBytes);
+      this.prefixBytes += n;
+      offset = n;
+      if (this.prefixBytes < 4) return frames;
+      this.prefixBytes = 0;
+      this.start(this.prefix, 0, 0);
+    }
+    if (this.frame !== null) {
+      const frame = this.frame;
+      const n = Math.min(frame.length - this.filled, data.length - offset);
+      frame.set(data.subarray(offset, offset + n), this.filled);
+      this.filled += n;
+      offset += n;
+      if (this.filled < frame.length) return frames;
+      frames.push(frame);
+      this.frame = null;
+      this.filled = 0;
+    }
     while (data.length - offset >= 4) {
-      const size = this.checkedSize(
-        (data[offset]! << 24) | (data[offset + 1]! << 16) | (data[offset + 2]! << 8) | data[offset + 3]!,
-        offset,
-      );
-      if (data.length - offset - 4 < size) break;
+      const size = this.sizeAt(data, offset);
+      if (data.length - offset - 4 < size) {
+        // Keep a copy of the rest: the caller may reuse its chunk buffer.
+        this.start(data, offset, offset);
+        this.frame!.set(data.subarray(offset + 4), 4);
+        this.filled = data.length - offset;
+        return frames;
+      }
       frames.push(data.subarray(offset, offset + 4 + size));
       offset += 4 + size;
     }
-    // Keep a copy of the rest: the caller may reuse its chunk buffer.
-    if (offset < data.length) this.append(data.subarray(offset));
+    this.prefix.set(data.subarray(offset), 0);
+    this.prefixBytes = data.length - offset;
     return frames;
   }
 
-  private append(bytes: Uint8Array): void {
-    const needed = this.pendingBytes + bytes.length;
-    if (needed > this.pending.length) {
-      const grown = new Uint8Array(Math.max(needed, 2 * this.pending.length, 256));
-      grown.set(this.pending.subarray(0, this.pendingBytes));
-      this.pending = grown;
-    }
-    this.pending.set(bytes, this.pendingBytes);
-    this.pendingBytes = needed;
+  /** Allocates the frame whose size prefix is at `bytes[at..at+4)`, with the prefix copied in. */
+  private start(bytes: Uint8Array, at: number, streamOffset: number): void {
+    const size = this.sizeAt(bytes, at, streamOffset);
+    const frame = new Uint8Array(4 + size);
+    frame.set(bytes.subarray(at, at + 4), 0);
+    this.frame = frame;
+    this.filled = 4;
   }
 
-  private checkedSize(size: number, offset: number): number {
+  private sizeAt(bytes: Uint8Array, at: number, streamOffset = at): number {
+    const size = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
     if (size < 0 || size > this.maxFrameSize) {
-      throw new KafkaDecodeError("INVALID_LENGTH", `frame size ${size} is outside 0..${this.maxFrameSize}`, offset);
+      throw new KafkaDecodeError(
+        "INVALID_LENGTH",
+        `frame size ${size} is outside 0..${this.maxFrameSize}`,
+        streamOffset,
+      );
     }
     return size;
   }

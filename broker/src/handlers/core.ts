@@ -39,12 +39,13 @@ const NONE = 0;
  * writes -1, which the strict decoder reads as records newer than the batch. Only a batch that
  * decodes strictly once so corrected is accepted; otherwise the strict decoder's first error.
  */
-async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined): Promise<RecordSet> {
-  const options = codecs === undefined ? {} : { codecs };
+async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined, maxRecords: number): Promise<RecordSet> {
+  const options = codecs === undefined ? { maxRecords } : { codecs, maxRecords };
   let set: RecordSet;
   try {
     set = readAll(await decodeRecords(records, options));
   } catch (strictError) {
+    if (tooManyRecords(strictError)) throw strictError;
     let fixed: Uint8Array | null = null;
     try {
       fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
@@ -60,6 +61,11 @@ async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined): 
   }
   const fixed = withRecomputedMaxTimestamps(set);
   return fixed === null ? set : readAll(await decodeRecords(fixed, options));
+}
+
+/** The decoder's error for a record set past its `maxRecords` budget. */
+function tooManyRecords(e: unknown): boolean {
+  return (e as { code?: unknown } | null)?.code === "TOO_MANY_RECORDS";
 }
 
 /** Decompresses and reads every batch's records (they are read lazily), so that each is validated, as Kafka's LogValidator does. */
@@ -209,6 +215,8 @@ export function registerCoreHandlers(cluster: Cluster): void {
       };
     }
     let hinted = false;
+    /** Records this request may still append (`maxProduceRecords`). */
+    let recordsLeft = cluster.config.maxProduceRecords;
     const responses: Init<TopicProduceResponse>[] = [];
     for (const td of req.topicData) {
       const topic = cluster.topics.get(td.name);
@@ -234,9 +242,11 @@ export function registerCoreHandlers(cluster: Cluster): void {
           fail(errorCode("INVALID_RECORD"), "no records");
           continue;
         }
+        // Between record sets the other connections are served (one set is decoded in one go).
+        await cluster.breathe();
         let batches: RecordBatch[];
         try {
-          const set = await decodeProduced(records, cluster.codecs);
+          const set = await decodeProduced(records, cluster.codecs, recordsLeft);
           if (set.incompleteTail !== 0) throw new Error(`${set.incompleteTail} bytes of a partial batch`);
           if (set.batches.some((b) => b.magic !== 2)) {
             fail(errorCode("UNSUPPORTED_FOR_MESSAGE_FORMAT"), "Produce v3+ carries magic-2 record batches only");
@@ -244,7 +254,14 @@ export function registerCoreHandlers(cluster: Cluster): void {
           }
           batches = set.batches as RecordBatch[];
         } catch (e) {
-          fail(errorCode("CORRUPT_MESSAGE"), (e as Error).message);
+          if (tooManyRecords(e)) {
+            fail(
+              errorCode("RECORD_LIST_TOO_LARGE"),
+              `a Produce request carries at most maxProduceRecords (${cluster.config.maxProduceRecords}) records; ${recordsLeft} were left for this partition`,
+            );
+          } else {
+            fail(errorCode("CORRUPT_MESSAGE"), (e as Error).message);
+          }
           continue;
         }
         // Kafka: "Produce requests with version 3 and above must have exactly one record batch".
@@ -253,6 +270,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
           continue;
         }
         const batch = batches[0]!;
+        recordsLeft -= batch.recordCount;
         const maxMessageBytes = Number(topicConfig(topic!, "max.message.bytes"));
         if (batch.raw.length > maxMessageBytes) {
           fail(

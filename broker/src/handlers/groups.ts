@@ -13,8 +13,6 @@ import { errorCode } from "../errors.js";
 import type { RequestContext } from "../types.js";
 import { COORDINATOR_TYPES, isCoordinator } from "./coordinator.js";
 
-/** Kafka's `offset.metadata.max.bytes`. */
-const MAX_OFFSET_METADATA = 4096;
 const NONE = 0;
 /** Kafka's "authorized operations not requested" marker (Integer.MIN_VALUE). */
 const NO_AUTHORIZED_OPERATIONS = -2147483648;
@@ -124,7 +122,7 @@ export function registerGroupHandlers(cluster: Cluster): void {
           let code = check;
           if (code === NONE && cluster.partition(t.name, p.partitionIndex) === undefined) {
             code = errorCode("UNKNOWN_TOPIC_OR_PARTITION");
-          } else if (code === NONE && (p.committedMetadata?.length ?? 0) > MAX_OFFSET_METADATA) {
+          } else if (code === NONE && (p.committedMetadata?.length ?? 0) > cluster.config.maxOffsetMetadataBytes) {
             code = errorCode("OFFSET_METADATA_TOO_LARGE");
           }
           if (code === NONE) {

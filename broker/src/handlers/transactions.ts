@@ -8,15 +8,13 @@
 
 import type { Cluster } from "../cluster.js";
 import { errorCode } from "../errors.js";
-import { TransactionCoordinator, type Transaction } from "../transactions.js";
+import { pendingKey, TransactionCoordinator, type Transaction } from "../transactions.js";
 import type { RequestContext } from "../types.js";
 import { COORDINATOR_TYPES, coordinatorPartition, isCoordinator } from "./coordinator.js";
 import { leaderError } from "./core.js";
 import { coordinatorError } from "./groups.js";
 
 const NONE = 0;
-/** Kafka's `offset.metadata.max.bytes`. */
-const MAX_OFFSET_METADATA = 4096;
 
 /** NONE when `ctx.node` coordinates `transactionalId`, else NOT_COORDINATOR. */
 function txnCoordinatorError(ctx: RequestContext, transactionalId: string): number {
@@ -176,10 +174,10 @@ export function registerTransactionHandlers(cluster: Cluster): void {
           if (cluster.partition(t.name, p.partitionIndex) === undefined) {
             return { partitionIndex: p.partitionIndex, errorCode: errorCode("UNKNOWN_TOPIC_OR_PARTITION") };
           }
-          if ((p.committedMetadata?.length ?? 0) > MAX_OFFSET_METADATA) {
+          if ((p.committedMetadata?.length ?? 0) > cluster.config.maxOffsetMetadataBytes) {
             return { partitionIndex: p.partitionIndex, errorCode: errorCode("OFFSET_METADATA_TOO_LARGE") };
           }
-          txn.pendingOffsets.push({
+          txn.pendingOffsets.set(pendingKey(req.groupId, t.name, p.partitionIndex), {
             groupId: req.groupId,
             topic: t.name,
             partition: p.partitionIndex,
