@@ -607,7 +607,9 @@ export class Cluster {
    * The version range served for each registered api key: the codecs' request and response
    * `validVersions`, narrowed by the handler's options (the ApiVersions reply).
    */
-  versions(): Map<number, { min: number; max: number }> {
+  versions(): ReadonlyMap<number, { readonly min: number; readonly max: number }> {
+    // Asked on every request: worked out again only when a handler was registered or removed.
+    if (this.versionsCache?.generation === this.handlers.generation) return this.versionsCache.versions;
     const out = new Map<number, { min: number; max: number }>();
     for (const apiKey of this.handlers.apiKeys()) {
       const api = this.protocol.apis.get(apiKey);
@@ -625,8 +627,11 @@ export class Cluster {
       );
       if (min <= max) out.set(apiKey, { min, max });
     }
+    this.versionsCache = { generation: this.handlers.generation, versions: out };
     return out;
   }
+  private versionsCache:
+    { generation: number; versions: ReadonlyMap<number, { min: number; max: number }> } | undefined;
 }
 
 /** A running cluster. */
@@ -912,6 +917,22 @@ function serveConnection(
       );
     }
   };
+  let corked = false;
+  /**
+   * Writes a response; the responses of requests answered in the same turn of the event loop
+   * (a client's pipelined requests) go out together, in one write, when the turn ends.
+   */
+  const write = (response: Uint8Array): boolean => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return socket.write(response);
+  };
   async function pump(): Promise<void> {
     if (busy) return;
     busy = true;
@@ -932,7 +953,7 @@ function serveConnection(
           else socket.end();
           break;
         }
-        if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
+        if (exchange.response !== null && !socket.destroyed && !write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
           pause();
           await new Promise<void>((resolve) => {
@@ -966,8 +987,9 @@ function serveConnection(
         drop("a request frame shorter than its header");
         return;
       }
-      // A copy: the request is answered later, and record batches are views into it.
-      queue.push(new Uint8Array(f));
+      // Not copied: Node hands each read its own buffer (never reused), and the log stores a
+      // copy of each batch (withBatchHeader), so no view of it outlives the request's answer.
+      queue.push(f);
       hold(f.length);
     }
     if (full()) pause();

@@ -525,7 +525,8 @@ export class FrameSplitter {
 
   /**
    * Adds a chunk; returns every frame completed by it (each with its 4-byte size prefix). A frame
-   * that lies inside `chunk` is a view of it; one assembled from several chunks is a copy.
+   * that lies inside `chunk` is a view of it; one assembled from several chunks is a copy (of its
+   * own bytes only: the frames after it in `chunk` are views again).
    * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`
    *   (checked as soon as the 4 size bytes are there, before buffering the frame), or
    *   `INVALID_VALUE` for a chunk that is not a Uint8Array. After an error the stream has lost
@@ -545,32 +546,38 @@ export class FrameSplitter {
   }
 
   private split(chunk: Uint8Array): Uint8Array[] {
-    let data = chunk;
+    const frames: Uint8Array[] = [];
+    let offset = 0;
     if (this.pendingBytes > 0) {
-      this.append(chunk);
-      // Hand the bytes over only once the frame they start is complete.
-      if (this.pendingBytes < 4) return [];
+      // Complete the held-back frame with only the bytes it still needs (the rest of the chunk
+      // is split in place below): first its size, then its body.
+      if (this.pendingBytes < 4) {
+        offset = Math.min(4 - this.pendingBytes, chunk.length);
+        this.append(chunk.subarray(0, offset));
+        if (this.pendingBytes < 4) return frames;
+      }
       const p = this.pending;
       const size = this.checkedSize((p[0]! << 24) | (p[1]! << 16) | (p[2]! << 8) | p[3]!, 0);
-      if (this.pendingBytes < 4 + size) return [];
-      data = p.subarray(0, this.pendingBytes);
-      // Frames returned below are views of this buffer: start a new one for what follows.
+      const take = Math.min(4 + size - this.pendingBytes, chunk.length - offset);
+      this.append(chunk.subarray(offset, offset + take));
+      offset += take;
+      if (this.pendingBytes < 4 + size) return frames;
+      // The frame is handed over as a view of this buffer: start a new one for what follows.
+      frames.push(this.pending.subarray(0, this.pendingBytes));
       this.pending = new Uint8Array(0);
       this.pendingBytes = 0;
     }
-    const frames: Uint8Array[] = [];
-    let offset = 0;
-    while (data.length - offset >= 4) {
+    while (chunk.length - offset >= 4) {
       const size = this.checkedSize(
-        (data[offset]! << 24) | (data[offset + 1]! << 16) | (data[offset + 2]! << 8) | data[offset + 3]!,
+        (chunk[offset]! << 24) | (chunk[offset + 1]! << 16) | (chunk[offset + 2]! << 8) | chunk[offset + 3]!,
         offset,
       );
-      if (data.length - offset - 4 < size) break;
-      frames.push(data.subarray(offset, offset + 4 + size));
+      if (chunk.length - offset - 4 < size) break;
+      frames.push(chunk.subarray(offset, offset + 4 + size));
       offset += 4 + size;
     }
     // Keep a copy of the rest: the caller may reuse its chunk buffer.
-    if (offset < data.length) this.append(data.subarray(offset));
+    if (offset < chunk.length) this.append(chunk.subarray(offset));
     return frames;
   }
 
