@@ -224,7 +224,7 @@ async function main(): Promise<void> {
     const warmFile = path.join(dir, "warmup.txt");
     await writeRecords(file, records);
     await writeRecords(warmFile, warmup);
-    const targets = {
+    const targets: Record<string, () => Promise<Target>> = {
       "kafka-wire-broker": () => startOurs(),
       [`librdkafka ${LIBRDKAFKA_VERSION} mock`]: () => startMock(librdkafka.mockCluster),
     };

@@ -145,6 +145,7 @@ describe("latestVersionUnstable", () => {
 
   it("a protocol defined with unstableVersions: true encodes and decodes it", () => {
     const unstable = defineProtocol({ ...protocolDefinition, unstableVersions: true });
+    expect([protocol.unstableVersions, unstable.unstableVersions]).toEqual([false, true]);
     const frame = unstable.encodeRequestFrame({ apiKey: 91, apiVersion: 1, correlationId: 3 }, { depth: 4 });
     // size 12 | api key 91, version 1, correlation id 3, null client id | depth 4 (int16).
     expect(hex(frame)).toBe("0000000c" + "005b" + "0001" + "00000003" + "ffff" + "0004");

@@ -9,8 +9,11 @@
  */
 
 import net from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { codecs as compressionCodecs } from "kafka-wire-compression";
 import type { Codecs } from "../../src/records/index.js";
+import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js";
 import {
   FrameSplitter,
   KafkaDecodeError,
@@ -101,6 +104,14 @@ export interface ClusterOptions {
   readonly topics?: Readonly<Record<string, number | TopicSpec>>;
   /** Kafka's `auto.create.topics.enable` (default true, as in Kafka). */
   readonly autoCreateTopics?: boolean;
+  /**
+   * Kafka's `unstable.api.versions.enable` (default false, as in Kafka): whether the latest
+   * version of APIs whose request schema says `latestVersionUnstable` is served. Left out,
+   * ApiVersions does not list it (nor an API with no other version) and a request at it closes
+   * the connection. Needs a `protocol` defined with `unstableVersions: true` (one loaded from
+   * `schemas` or `kafka` is defined so).
+   */
+  readonly unstableVersions?: boolean;
   /** Kafka's `num.partitions`, for auto-created topics and CreateTopics with -1 (Kafka: 1). Default 1. */
   readonly numPartitions?: number;
   /** Kafka's `default.replication.factor` (Kafka: 1). Default: min(3, brokers). */
@@ -152,6 +163,7 @@ export interface ClusterOptions {
 /** The limits and defaults a cluster runs with (every option resolved). */
 export interface ClusterConfig {
   readonly autoCreateTopics: boolean;
+  readonly unstableVersions: boolean;
   readonly numPartitions: number;
   readonly defaultReplicationFactor: number;
   readonly initialRebalanceDelayMs: number;
@@ -269,6 +281,7 @@ export class Cluster {
     const brokers = options.brokers ?? 1;
     this.config = {
       autoCreateTopics: options.autoCreateTopics ?? true,
+      unstableVersions: options.unstableVersions ?? false,
       numPartitions: options.numPartitions ?? 1,
       defaultReplicationFactor: options.defaultReplicationFactor ?? Math.min(3, brokers),
       initialRebalanceDelayMs: options.initialRebalanceDelayMs ?? 300,
@@ -605,7 +618,9 @@ export class Cluster {
 
   /**
    * The version range served for each registered api key: the codecs' request and response
-   * `validVersions`, narrowed by the handler's options (the ApiVersions reply).
+   * `validVersions`, narrowed by the handler's options and, unless `unstableVersions`, without
+   * the latest version of a request marked `latestVersionUnstable` (the ApiVersions reply; an
+   * API left with no version is not served, as Kafka's `ApiVersionsResponse` leaves it out).
    */
   versions(): ReadonlyMap<number, { readonly min: number; readonly max: number }> {
     // Asked on every request: worked out again only when a handler was registered or removed.
@@ -620,8 +635,9 @@ export class Cluster {
         api.response.validVersions.lowest,
         options.minVersion ?? 0,
       );
+      const unstable = api.request.latestVersionUnstable === true && !this.config.unstableVersions;
       const max = Math.min(
-        api.request.validVersions.highest,
+        api.request.validVersions.highest - (unstable ? 1 : 0),
         api.response.validVersions.highest,
         options.maxVersion ?? 0x7fff,
       );
@@ -698,6 +714,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     throw new Error(`ports gives ${options.ports.length} ports for ${brokers} brokers`);
   }
   const protocol = options.protocol ?? (await loadProtocol(options));
+  if (options.unstableVersions === true && !protocol.unstableVersions) {
+    throw new Error(
+      "unstableVersions: true needs a protocol that accepts unstable versions: defineProtocol({ ...protocolDefinition, unstableVersions: true })",
+    );
+  }
   const cluster = new Cluster({ ...options, protocol });
   registerCoreHandlers(cluster);
   registerGroupHandlers(cluster);
@@ -832,10 +853,16 @@ async function loadProtocol(options: ClusterOptions): Promise<Protocol> {
     ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     onStatus: options.log ?? (() => {}),
   });
-  if (set.codecs.protocol === undefined) {
+  const protocol = set.codecs.protocol;
+  if (protocol === undefined) {
     throw new Error("the schema set has no RequestHeader/ResponseHeader: give Kafka's clients message schemas");
   }
-  return set.codecs.protocol;
+  if (options.unstableVersions !== true) return protocol;
+  // The generated index (already imported by loadSchemaSet) exports what `protocol` is defined from.
+  const { protocolDefinition } = (await import(pathToFileURL(path.join(set.dir, "index.js")).href)) as {
+    protocolDefinition: ProtocolDefinition;
+  };
+  return defineProtocol({ ...protocolDefinition, unstableVersions: true });
 }
 
 /**
@@ -987,9 +1014,10 @@ function serveConnection(
         drop("a request frame shorter than its header");
         return;
       }
-      // Not copied: Node hands each read its own buffer (never reused), and the log stores a
-      // copy of each batch (withBatchHeader), so no view of it outlives the request's answer.
-      queue.push(f);
+      // Not copied (a plain Uint8Array view, as Exchange.request promises): Node hands each read
+      // its own buffer, never reused, and the log stores a copy of each batch (withBatchHeader),
+      // so nothing keeps a view of it past the answer but `onExchange`.
+      queue.push(new Uint8Array(f.buffer, f.byteOffset, f.byteLength));
       hold(f.length);
     }
     if (full()) pause();
