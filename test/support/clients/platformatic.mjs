@@ -7,7 +7,9 @@
  * consume-transform-produce.
  */
 
-import { Admin, Consumer, Producer, stringDeserializers, stringSerializers } from "@platformatic/kafka";
+import { platformatic } from "../platformatic-peer.mjs";
+
+const { Admin, Consumer, Producer, stringDeserializers, stringSerializers } = platformatic;
 
 const s = JSON.parse(process.argv[2]);
 const WAIT_MS = 30_000;
