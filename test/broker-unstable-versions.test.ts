@@ -10,15 +10,15 @@
  * test/fixtures/header-versions), added to Kafka's codecs so that a stable version remains.
  */
 
-import { mkdir, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, type BrokerPlugin, type RunningCluster } from "../broker/src/index.js";
-import { generate } from "../generator/generate.js";
 import { defineProtocol, type Protocol, type ProtocolDefinition } from "../src/runtime/framing.js";
 import type { MessageCodec } from "../src/runtime/index.js";
 import { CORPUS_OUT } from "./support/corpus.js";
+import { generateFixture } from "./support/generate-fixture.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
 
@@ -51,15 +51,10 @@ describeShared("kafka-wire-broker leaves unstable API versions out unless asked"
   };
 
   beforeAll(async () => {
-    await mkdir(OUT, { recursive: true });
-    const runtime = path
-      .relative(OUT, path.join(REPO_ROOT, "src", "codegen", "v1.js"))
-      .split(path.sep)
-      .join("/");
-    await generate({ schemas: [FIXTURES], out: OUT, runtimeImport: runtime, cwd: REPO_ROOT });
-    const fixture = (await import(pathToFileURL(path.join(OUT, "index.ts")).href)) as {
-      messages: Record<string, MessageCodec<unknown>>;
-    };
+    const { index: fixture } = await generateFixture<{ messages: Record<string, MessageCodec<unknown>> }>(
+      FIXTURES,
+      OUT,
+    );
     const kafka = (await import(pathToFileURL(path.join(CORPUS_OUT, "index.ts")).href)) as {
       protocolDefinition: ProtocolDefinition;
     };
