@@ -902,6 +902,8 @@ function serveConnection(
   let paused = false;
   function drop(why: string): void {
     cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
+    // The responses written before this one go out first (they wait for the end of the turn).
+    if (corked) socket.uncork();
     socket.destroy();
     release();
   }
