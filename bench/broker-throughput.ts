@@ -20,7 +20,7 @@
  * reported, with the ratio ours ÷ mock (above 1: we are faster). The table is printed and written
  * to bench/broker-results.md. A program, not a test: it asserts nothing about speed.
  *
- *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup 100000]
+ *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup 300000]
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     options: {
       reps: { type: "string", default: "5" },
       records: { type: "string", default: "1000000" },
-      warmup: { type: "string", default: "100000" },
+      warmup: { type: "string", default: "300000" },
     },
   });
   const reps = Number(values.reps);
