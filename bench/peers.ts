@@ -105,14 +105,15 @@ export const kafkajsListPartitionReassignmentsV0 = {
 
 /**
  * Installed versions, for the report. Read from node_modules/ directly: @platformatic/kafka's
- * `exports` map does not export its package.json.
+ * `exports` map does not export its package.json. It is bench/'s own dependency (see
+ * bench/package.json), the others the root's.
  */
 export function installedVersions(repoRoot: string): Record<string, string> {
-  const version = (pkg: string): string =>
-    (JSON.parse(readFileSync(path.join(repoRoot, "node_modules", pkg, "package.json"), "utf8")) as { version: string })
+  const version = (pkg: string, dir = repoRoot): string =>
+    (JSON.parse(readFileSync(path.join(dir, "node_modules", pkg, "package.json"), "utf8")) as { version: string })
       .version;
   return {
-    "@platformatic/kafka": version("@platformatic/kafka"),
+    "@platformatic/kafka": version("@platformatic/kafka", path.join(repoRoot, "bench")),
     kafkajs: version("kafkajs"),
     mitata: version("mitata"),
   };

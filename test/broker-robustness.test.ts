@@ -12,7 +12,7 @@ import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type RunningCluster } from "../broker/src/index.js";
 import { compileRegex, RegexError } from "../broker/src/regex.js";
-import type { Protocol } from "../src/runtime/index.js";
+import { FrameSplitter, type Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { describeShared } from "./support/shared.js";
@@ -143,6 +143,33 @@ describeShared("kafka-wire-broker under hostile clients", "kafka-schemas", () =>
     // Api key 0x7ff0 v0, correlation id 1, client id null: no such API.
     expect(await rawSession(Buffer.from("0000000a" + "7ff0" + "0000" + "00000001" + "ffff", "hex"))).toBe(true);
     await stillServes();
+  });
+
+  it("answers the requests pipelined before one it closes the connection for", async () => {
+    // One write: ApiVersions v3 (correlation id 7), then api key 0x7ff0 (no such API). The
+    // broker answers the first (its responses wait for the end of the turn) before closing.
+    const first = protocol.encodeRequestFrame(
+      { apiKey: 18, apiVersion: 3, correlationId: 7, clientId: "t" },
+      { clientSoftwareName: "t", clientSoftwareVersion: "0" },
+    );
+    const bad = Buffer.from("0000000a" + "7ff0" + "0000" + "00000008" + "ffff", "hex");
+    const node = cluster.nodes[0]!;
+    const received = await new Promise<Buffer>((resolve) => {
+      const chunks: Buffer[] = [];
+      const socket = net.connect({ host: node.host, port: node.port }, () => socket.write(Buffer.concat([first, bad])));
+      const timer = setTimeout(() => socket.destroy(), 3000);
+      socket.on("data", (c: Buffer) => chunks.push(c));
+      socket.on("error", () => {});
+      socket.on("close", () => {
+        clearTimeout(timer);
+        resolve(Buffer.concat(chunks));
+      });
+    });
+    const frames = new FrameSplitter().push(received);
+    expect(frames.length).toBe(1);
+    const reply = protocol.decodeResponseFrame(frames[0]!, 18, 3);
+    expect(reply.header.correlationId).toBe(7);
+    expect((reply.body as { errorCode: number }).errorCode).toBe(0);
   });
 
   it("closes a connection idle for idleTimeoutMs", async () => {

@@ -49,6 +49,7 @@ import { DEBIAN_PYTHON, pythonModuleMissing } from "./support/clients/python.js"
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient } from "./support/kcat.js";
 import { peerMissing } from "./support/librdkafka.js";
+import { platformaticMissing } from "./support/platformatic.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
 import { Peer, rng, type PeerEvent } from "./support/soak/peers.js";
 
@@ -184,7 +185,9 @@ describeShared("kafka-wire-broker soak: real clients under seeded random faults"
       }
     : !existsSync(NODE24)
       ? { title: "Node.js 24", reason: "test/runtimes has no Node.js 24 (run: npm ci --prefix test/runtimes)" }
-      : pythonModuleMissing("confluent_kafka", "python3-confluent-kafka");
+      : platformaticMissing() !== null
+        ? { title: "@platformatic/kafka 2.12.1", reason: platformaticMissing() as string }
+        : pythonModuleMissing("confluent_kafka", "python3-confluent-kafka");
   if (missing !== null) {
     peerMissing(missing.title, missing.reason);
     return;

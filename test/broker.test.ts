@@ -26,6 +26,7 @@ import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { findKcat, hex, KafkaTestClient } from "./support/kcat.js";
 import { findLibrdkafka, LIBRDKAFKA_VERSION, librdkafkaMissing, peerMissing } from "./support/librdkafka.js";
+import { platformaticMissing } from "./support/platformatic.js";
 import { describeShared, REPO_ROOT, sharedPath } from "./support/shared.js";
 
 /** Bounds one client's whole run (produce and consume); each takes 1–3 s here (measured). */
@@ -508,6 +509,11 @@ describeShared("kafka-wire-broker with real clients", "kafka-schemas", () => {
     const node = node24();
     if (node === null) {
       peerMissing("Node.js 24", "test/runtimes has no Node.js 24 (run: npm ci --prefix test/runtimes)");
+      return;
+    }
+    const notInstalled = platformaticMissing();
+    if (notInstalled !== null) {
+      peerMissing("@platformatic/kafka", notInstalled);
       return;
     }
     for (const groupProtocol of ["classic", "consumer"] as const) {

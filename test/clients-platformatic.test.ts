@@ -8,12 +8,16 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { ALL_CODECS, clientSuite, runDriver } from "./support/clients/harness.js";
 import { NODE24 } from "./support/clients/installed.js";
+import { platformaticMissing } from "./support/platformatic.js";
 import { REPO_ROOT } from "./support/shared.js";
 const DRIVER = path.join(REPO_ROOT, "test/support/clients/platformatic.mjs");
-const missing = () =>
-  existsSync(NODE24)
-    ? null
-    : { title: "Node.js 24", reason: "test/runtimes has no Node.js 24 (run: npm ci --prefix test/runtimes)" };
+const missing = () => {
+  if (!existsSync(NODE24)) {
+    return { title: "Node.js 24", reason: "test/runtimes has no Node.js 24 (run: npm ci --prefix test/runtimes)" };
+  }
+  const reason = platformaticMissing();
+  return reason === null ? null : { title: "@platformatic/kafka", reason };
+};
 
 for (const groupProtocol of ["classic", "consumer"] as const) {
   clientSuite({

@@ -139,6 +139,17 @@ describe("FrameSplitter", () => {
     }
   });
 
+  it("copies only the rest of a held-back frame: the frames after it are views of the chunk", () => {
+    const splitter = new FrameSplitter();
+    expect(splitter.push(stream.slice(0, 5))).toEqual([]);
+    // The chunk ends the first frame (bb) and holds the whole second one.
+    const chunk = stream.slice(5);
+    const frames = splitter.push(chunk);
+    expect(frames.map(toHex)).toEqual(["00000002aabb", "00000000"]);
+    expect(frames[0]!.buffer).not.toBe(chunk.buffer);
+    expect(frames[1]!.buffer).toBe(chunk.buffer);
+  });
+
   it("handles one byte at a time", () => {
     const splitter = new FrameSplitter();
     const frames: Uint8Array[] = [];

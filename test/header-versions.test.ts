@@ -6,12 +6,12 @@
 
 import { copyFile, mkdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generate, loadSchemas } from "../generator/generate.js";
+import { loadSchemas } from "../generator/generate.js";
 import type { Protocol, ProtocolDefinition } from "../src/runtime/framing.js";
 import { defineProtocol } from "../src/runtime/framing.js";
 import type { MessageCodec } from "../src/runtime/index.js";
+import { generateFixture } from "./support/generate-fixture.js";
 import { REPO_ROOT } from "./support/shared.js";
 
 const FIXTURES = path.join(REPO_ROOT, "test", "fixtures", "header-versions");
@@ -23,18 +23,12 @@ let messages: Record<string, MessageCodec<unknown>>;
 let written: string[];
 
 beforeAll(async () => {
-  await mkdir(OUT, { recursive: true });
-  const runtime = path
-    .relative(OUT, path.join(REPO_ROOT, "src", "codegen", "v1.js"))
-    .split(path.sep)
-    .join("/");
-  const result = await generate({ schemas: [FIXTURES], out: OUT, runtimeImport: runtime, cwd: REPO_ROOT });
-  written = result.files.map((f) => path.basename(f.path));
-  const index = (await import(pathToFileURL(path.join(OUT, "index.ts")).href)) as {
+  let index: {
     protocol: Protocol;
     protocolDefinition: ProtocolDefinition;
     messages: Record<string, MessageCodec<unknown>>;
   };
+  ({ index, written } = await generateFixture<typeof index>(FIXTURES, OUT));
   ({ protocol, protocolDefinition, messages } = index);
 }, 60_000);
 
@@ -145,6 +139,7 @@ describe("latestVersionUnstable", () => {
 
   it("a protocol defined with unstableVersions: true encodes and decodes it", () => {
     const unstable = defineProtocol({ ...protocolDefinition, unstableVersions: true });
+    expect([protocol.unstableVersions, unstable.unstableVersions]).toEqual([false, true]);
     const frame = unstable.encodeRequestFrame({ apiKey: 91, apiVersion: 1, correlationId: 3 }, { depth: 4 });
     // size 12 | api key 91, version 1, correlation id 3, null client id | depth 4 (int16).
     expect(hex(frame)).toBe("0000000c" + "005b" + "0001" + "00000003" + "ffff" + "0004");

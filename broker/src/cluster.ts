@@ -9,8 +9,11 @@
  */
 
 import net from "node:net";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { codecs as compressionCodecs } from "kafka-wire-compression";
 import type { Codecs } from "../../src/records/index.js";
+import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js";
 import {
   FrameSplitter,
   KafkaDecodeError,
@@ -103,6 +106,14 @@ export interface ClusterOptions {
   readonly topics?: Readonly<Record<string, number | TopicSpec>>;
   /** Kafka's `auto.create.topics.enable` (default true, as in Kafka). */
   readonly autoCreateTopics?: boolean;
+  /**
+   * Kafka's `unstable.api.versions.enable` (default false, as in Kafka): whether the latest
+   * version of APIs whose request schema says `latestVersionUnstable` is served. Left out,
+   * ApiVersions does not list it (nor an API with no other version) and a request at it closes
+   * the connection. Needs a `protocol` defined with `unstableVersions: true` (one loaded from
+   * `schemas` or `kafka` is defined so).
+   */
+  readonly unstableVersions?: boolean;
   /** Kafka's `num.partitions`, for auto-created topics and CreateTopics with -1 (Kafka: 1). Default 1. */
   readonly numPartitions?: number;
   /** Kafka's `default.replication.factor` (Kafka: 1). Default: min(3, brokers). */
@@ -188,6 +199,7 @@ export interface ClusterOptions {
 /** The limits and defaults a cluster runs with (every option resolved). */
 export interface ClusterConfig {
   readonly autoCreateTopics: boolean;
+  readonly unstableVersions: boolean;
   readonly numPartitions: number;
   readonly defaultReplicationFactor: number;
   readonly initialRebalanceDelayMs: number;
@@ -338,6 +350,7 @@ export class Cluster {
     const brokers = options.brokers ?? 1;
     this.config = {
       autoCreateTopics: options.autoCreateTopics ?? true,
+      unstableVersions: options.unstableVersions ?? false,
       numPartitions: options.numPartitions ?? 1,
       defaultReplicationFactor: options.defaultReplicationFactor ?? Math.min(3, brokers),
       initialRebalanceDelayMs: options.initialRebalanceDelayMs ?? 300,
@@ -694,9 +707,13 @@ export class Cluster {
 
   /**
    * The version range served for each registered api key: the codecs' request and response
-   * `validVersions`, narrowed by the handler's options (the ApiVersions reply).
+   * `validVersions`, narrowed by the handler's options and, unless `unstableVersions`, without
+   * the latest version of a request marked `latestVersionUnstable` (the ApiVersions reply; an
+   * API left with no version is not served, as Kafka's `ApiVersionsResponse` leaves it out).
    */
-  versions(): Map<number, { min: number; max: number }> {
+  versions(): ReadonlyMap<number, { readonly min: number; readonly max: number }> {
+    // Asked on every request: worked out again only when a handler was registered or removed.
+    if (this.versionsCache?.generation === this.handlers.generation) return this.versionsCache.versions;
     const out = new Map<number, { min: number; max: number }>();
     for (const apiKey of this.handlers.apiKeys()) {
       const api = this.protocol.apis.get(apiKey);
@@ -707,15 +724,19 @@ export class Cluster {
         api.response.validVersions.lowest,
         options.minVersion ?? 0,
       );
+      const unstable = api.request.latestVersionUnstable === true && !this.config.unstableVersions;
       const max = Math.min(
-        api.request.validVersions.highest,
+        api.request.validVersions.highest - (unstable ? 1 : 0),
         api.response.validVersions.highest,
         options.maxVersion ?? 0x7fff,
       );
       if (min <= max) out.set(apiKey, { min, max });
     }
+    this.versionsCache = { generation: this.handlers.generation, versions: out };
     return out;
   }
+  private versionsCache:
+    { generation: number; versions: ReadonlyMap<number, { min: number; max: number }> } | undefined;
 }
 
 /** A running cluster. */
@@ -789,6 +810,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
     throw new Error(`ports gives ${options.ports.length} ports for ${brokers} brokers`);
   }
   const protocol = options.protocol ?? (await loadProtocol(options));
+  if (options.unstableVersions === true && !protocol.unstableVersions) {
+    throw new Error(
+      "unstableVersions: true needs a protocol that accepts unstable versions: defineProtocol({ ...protocolDefinition, unstableVersions: true })",
+    );
+  }
   const cluster = new Cluster({ ...options, protocol });
   registerCoreHandlers(cluster);
   registerGroupHandlers(cluster);
@@ -925,10 +951,16 @@ async function loadProtocol(options: ClusterOptions): Promise<Protocol> {
     ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
     onStatus: options.log ?? (() => {}),
   });
-  if (set.codecs.protocol === undefined) {
+  const protocol = set.codecs.protocol;
+  if (protocol === undefined) {
     throw new Error("the schema set has no RequestHeader/ResponseHeader: give Kafka's clients message schemas");
   }
-  return set.codecs.protocol;
+  if (options.unstableVersions !== true) return protocol;
+  // The generated index (already imported by loadSchemaSet) exports what `protocol` is defined from.
+  const { protocolDefinition } = (await import(pathToFileURL(path.join(set.dir, "index.js")).href)) as {
+    protocolDefinition: ProtocolDefinition;
+  };
+  return defineProtocol({ ...protocolDefinition, unstableVersions: true });
 }
 
 /**
@@ -982,6 +1014,8 @@ function serveConnection(
   let deadline: ReturnType<typeof setTimeout> | null = null;
   function drop(why: string): void {
     cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
+    // The responses written before this one go out first (they wait for the end of the turn).
+    if (corked) socket.uncork();
     socket.destroy();
     release();
   }
@@ -1066,6 +1100,22 @@ function serveConnection(
       );
     }
   };
+  let corked = false;
+  /**
+   * Writes a response; the responses of requests answered in the same turn of the event loop
+   * (a client's pipelined requests) go out together, in one write, when the turn ends.
+   */
+  const write = (response: Uint8Array): boolean => {
+    if (!corked) {
+      corked = true;
+      socket.cork();
+      process.nextTick(() => {
+        corked = false;
+        socket.uncork();
+      });
+    }
+    return socket.write(response);
+  };
   async function pump(): Promise<void> {
     if (busy) return;
     busy = true;
@@ -1089,7 +1139,7 @@ function serveConnection(
           else socket.end();
           break;
         }
-        if (exchange.response !== null && !socket.destroyed && !socket.write(exchange.response)) {
+        if (exchange.response !== null && !socket.destroyed && !write(exchange.response)) {
           // Backpressure: the client does not read its responses; stop reading its requests.
           blockedSince = performance.now();
           pause();

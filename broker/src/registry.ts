@@ -12,6 +12,8 @@ export interface Registered {
 
 export class HandlerRegistry {
   private readonly byKey = new Map<number, Registered>();
+  /** Counts the changes, so that what is worked out from the handlers can be cached. */
+  generation = 0;
 
   /**
    * Serves `apiKey` with `handler` (replacing any handler registered before, so that a module can
@@ -20,11 +22,12 @@ export class HandlerRegistry {
    */
   register<K extends ApiKey>(apiKey: K, handler: Handler<K>, options: HandlerOptions = {}): void {
     this.byKey.set(apiKey, { apiKey, handler: handler as unknown as Handler<ApiKey>, options });
+    this.generation++;
   }
 
   /** Stops serving `apiKey` (ApiVersions no longer lists it). */
   unregister(apiKey: ApiKey): void {
-    this.byKey.delete(apiKey);
+    if (this.byKey.delete(apiKey)) this.generation++;
   }
 
   get(apiKey: number): Registered | undefined {

@@ -69,8 +69,12 @@ function isHexText(bytes: Uint8Array): boolean {
   return digits > 0;
 }
 
-/** The batch fields printed with each record (Kafka's names; int64 values as decimal strings). */
-function batchFields(b: RecordBatch | LegacyBatch): Record<string, unknown> {
+/**
+ * The batch fields printed with each record (Kafka's names; int64 values as decimal strings):
+ * of a magic-2 batch its header up to recordCount, of a legacy message (magic 0/1) its own
+ * fields. The record tests' vector descriptions (test/records/support.ts) start from these too.
+ */
+export function batchFields(b: RecordBatch | LegacyBatch): Record<string, unknown> {
   if (b.magic === 2) {
     return {
       baseOffset: String(b.baseOffset),

@@ -5,6 +5,7 @@
 
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { batchFields } from "../../cli/commands/records.js";
 import type { Compression, LegacyBatch, RecordBatch, RecordBatchInit } from "../../src/records/index.js";
 
 /** One `records-<kind>.json` vector (README: "record-set vectors"). */
@@ -48,18 +49,15 @@ export function b64(bytes: Uint8Array | null): string | null {
   return bytes === null ? null : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
 }
 
-/** A decoded batch in the vectors' shape (`control.decoded` under `control` for KRaft types when given). */
+/**
+ * A decoded batch in the vectors' shape: the fields `kafka-wire records` prints with each record
+ * (batchFields), plus what the vectors also list (`control.decoded` under `control` for KRaft
+ * types when given).
+ */
 export function describeBatch(b: RecordBatch | LegacyBatch): Record<string, unknown> {
   if (b.magic !== 2) {
     return {
-      offset: String(b.offset),
-      messageSize: b.messageSize,
-      magic: b.magic,
-      crc: b.crc,
-      attributes: b.attributes,
-      compression: b.compression,
-      timestampType: b.timestampType,
-      timestamp: b.timestamp === null ? null : String(b.timestamp),
+      ...batchFields(b),
       key: b64(b.key),
       value: b64(b.value),
       baseOffset: String(b.baseOffset),
@@ -79,26 +77,9 @@ export function describeBatch(b: RecordBatch | LegacyBatch): Record<string, unkn
     };
   }
   return {
-    baseOffset: String(b.baseOffset),
-    batchLength: b.batchLength,
-    partitionLeaderEpoch: b.partitionLeaderEpoch,
-    magic: b.magic,
-    crc: b.crc,
-    attributes: b.attributes,
-    compression: b.compression,
-    timestampType: b.timestampType,
-    isTransactional: b.isTransactional,
-    isControl: b.isControl,
-    hasDeleteHorizon: b.hasDeleteHorizon,
+    ...batchFields(b),
     deleteHorizonMs: b.deleteHorizonMs === null ? null : String(b.deleteHorizonMs),
-    lastOffsetDelta: b.lastOffsetDelta,
-    baseTimestamp: String(b.baseTimestamp),
-    maxTimestamp: String(b.maxTimestamp),
-    producerId: String(b.producerId),
-    producerEpoch: b.producerEpoch,
-    baseSequence: b.baseSequence,
     lastSequence: b.lastSequence,
-    recordCount: b.recordCount,
     records: b.records.map((r) => {
       const out: Record<string, unknown> = {
         offset: String(r.offset),

@@ -10,7 +10,9 @@
  * stdout: { consumed: [{ key, value, headers }] (each distinct message once), perMember: [count] }.
  */
 
-import { Consumer, Producer, stringDeserializers, stringSerializers } from "@platformatic/kafka";
+import { platformatic } from "./platformatic-peer.mjs";
+
+const { Consumer, Producer, stringDeserializers, stringSerializers } = platformatic;
 
 const { bootstrap, topic, partitions, groupId, groupProtocol, members, sends, timeoutMs } = JSON.parse(process.argv[2]);
 const deadline = setTimeout(() => {

@@ -40,27 +40,29 @@ const NONE = 0;
  * decodes strictly once so corrected is accepted; otherwise the strict decoder's first error.
  */
 async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined, maxRecords: number): Promise<RecordSet> {
+  // decodeRecords checks every record of every batch as it decodes them (Kafka's LogValidator);
+  // a batch whose records failed is not recordsAvailable.
   const options = codecs === undefined ? { maxRecords } : { codecs, maxRecords };
   let set: RecordSet;
   try {
-    set = readAll(await decodeRecords(records, options));
+    set = await decodeRecords(records, options);
   } catch (strictError) {
     if (tooManyRecords(strictError)) throw strictError;
     let fixed: Uint8Array | null = null;
     try {
-      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
+      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }), false);
     } catch {
       // Not a timestamp matter: the strict error stands.
     }
     if (fixed === null) throw strictError;
     try {
-      return readAll(await decodeRecords(fixed, options));
+      return await decodeRecords(fixed, options);
     } catch {
       throw strictError;
     }
   }
-  const fixed = withRecomputedMaxTimestamps(set);
-  return fixed === null ? set : readAll(await decodeRecords(fixed, options));
+  const fixed = withRecomputedMaxTimestamps(set, true);
+  return fixed === null ? set : decodeRecords(fixed, options);
 }
 
 /** The decoder's error for a record set past its `maxRecords` budget. */
@@ -68,14 +70,12 @@ function tooManyRecords(e: unknown): boolean {
   return (e as { code?: unknown } | null)?.code === "TOO_MANY_RECORDS";
 }
 
-/** Decompresses and reads every batch's records (they are read lazily), so that each is validated, as Kafka's LogValidator does. */
-function readAll(set: RecordSet): RecordSet {
-  for (const b of set.batches) if (b.recordsAvailable) void b.records.length;
-  return set;
-}
-
-/** The batches' bytes with corrected CreateTime maxTimestamps, or null when none needs it. */
-function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
+/**
+ * The batches' bytes with corrected CreateTime maxTimestamps, or null when none needs it.
+ * `strict`: the set was decoded strictly, so no record's timestamp is above its batch's
+ * maxTimestamp, and one record at it proves it right (usually the last one: looked at first).
+ */
+function withRecomputedMaxTimestamps(set: RecordSet, strict: boolean): Uint8Array | null {
   if (set.incompleteTail !== 0) return null;
   let changed = false;
   const parts: Uint8Array[] = [];
@@ -86,7 +86,12 @@ function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
     }
     // Kafka starts from NO_TIMESTAMP (-1).
     let max = -1n;
-    for (const r of b.records) if (r.timestamp > max) max = r.timestamp;
+    const records = b.records;
+    for (let i = records.length - 1; i >= 0; i--) {
+      const t = records[i]!.timestamp;
+      if (t > max) max = t;
+      if (strict && t === b.maxTimestamp) break;
+    }
     if (max === b.maxTimestamp) {
       parts.push(b.raw);
     } else {

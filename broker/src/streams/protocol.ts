@@ -124,6 +124,7 @@ export function withSeedStreamsApis(base: Protocol): Protocol & { readonly untyp
   const seed = (apiKey: number) => SEED_STREAMS_APIS.get(apiKey);
   const protocol: Protocol & { untyped: Protocol } = {
     apis,
+    unstableVersions: base.unstableVersions,
     api: (apiKey) => seed(apiKey) ?? base.api(apiKey),
     encodeRequestFrame(header, body) {
       const api = seed(header.apiKey);

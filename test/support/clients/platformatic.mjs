@@ -7,8 +7,10 @@
  * `addOffset` for consume-transform-produce.
  */
 
-import { Admin, Consumer, Producer, stringDeserializers, stringSerializers } from "@platformatic/kafka";
+import { platformatic } from "../platformatic-peer.mjs";
 import { runScenario, transform, WAIT_MS } from "./scenario.mjs";
+
+const { Admin, Consumer, Producer, stringDeserializers, stringSerializers } = platformatic;
 
 const s = JSON.parse(process.argv[2]);
 const READ_COMMITTED = 1;

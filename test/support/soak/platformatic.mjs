@@ -6,8 +6,10 @@
  * `{ restarted: n, error }` when its stream failed and was started again.
  */
 
-import { Consumer, stringDeserializers } from "@platformatic/kafka";
+import { platformatic } from "../platformatic-peer.mjs";
 import { args, emit, finish, onStop, reportHeld } from "./peer.mjs";
+
+const { Consumer, stringDeserializers } = platformatic;
 
 if (args.role !== "member") throw new Error(`no role ${args.role}`);
 const consumer = new Consumer({

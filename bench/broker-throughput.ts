@@ -1,0 +1,302 @@
+/**
+ * `npm run bench:broker:throughput` — kafka-wire-broker's produce and consume throughput, side by
+ * side in one run with librdkafka 2.15.1's mock cluster (C, built by `.ci/build-librdkafka.sh`):
+ * three brokers each, driven by the same kcat binary on librdkafka 2.15.1 (Debian's kcat through
+ * `LD_LIBRARY_PATH`) with the same flags and the same records.
+ *
+ * Each repetition, for each target in turn (the order alternates between repetitions): a fresh
+ * cluster in a process of its own (ours: this file with `--serve`, startCluster on the codecs of
+ * ../shared/kafka-schemas/clients), a warm-up (kcat produces and consumes `--warmup` records on a
+ * topic of its own), then, timed from kcat's start to its exit:
+ * - produce: `kcat -P` reads `--records` lines of 100 bytes from a file (record i starts with i in
+ *   10 digits) and produces them to topic `bench` (librdkafka's defaults: acks=all, linger.ms=5,
+ *   no compression; each record to a partition at random: `sticky.partitioning.linger.ms=0`);
+ * - consume: `kcat -C -o beginning -e` reads them all back; its output is counted (every record
+ *   and byte must arrive, else the run fails).
+ * Both topics have 32 partitions: the mock keeps only the last 5 MiB of each partition
+ * (rdkafka_mock.c's `max_size`), and 1,000,000 records of 100 bytes are about 110 MB of batches
+ * (3.4 MB a partition).
+ * MB/s is record value bytes (10^6 per MB) over the wall time; the medians over repetitions are
+ * reported, with the ratio ours ÷ mock (above 1: we are faster). The table is printed and written
+ * to bench/broker-results.md. A program, not a test: it asserts nothing about speed.
+ *
+ *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup 300000]
+ */
+
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { format, resolveConfig } from "prettier";
+import { startCluster } from "../broker/src/index.js";
+import { loadSchemaSet } from "../cli/codecs.js";
+import { findKcat } from "../test/support/kcat.js";
+import {
+  findLibrdkafka,
+  LIBRDKAFKA_VERSION,
+  librdkafkaMissing,
+  startMockCluster,
+} from "../test/support/librdkafka-peer.js";
+import { REPO_ROOT, SCHEMAS_DIR } from "./corpus.js";
+
+const VALUE_BYTES = 100;
+const PARTITIONS = 32;
+const BROKERS = 3;
+/**
+ * Each record to a partition at random (librdkafka's default sticks to one partition for 10 ms,
+ * which fills some of the mock's partitions past what it keeps).
+ */
+const PRODUCER_FLAGS = ["-X", "sticky.partitioning.linger.ms=0"];
+const TOPICS = [
+  { name: "warmup", partitions: PARTITIONS },
+  { name: "bench", partitions: PARTITIONS },
+];
+
+/** `--serve`: our cluster in this process until stdin closes; prints `bootstrap=` once listening. */
+async function serve(): Promise<void> {
+  const set = await loadSchemaSet({ cwd: REPO_ROOT, schemas: [path.join(SCHEMAS_DIR, "clients")] });
+  const cluster = await startCluster({
+    protocol: set.codecs.protocol!,
+    brokers: BROKERS,
+    topics: Object.fromEntries(TOPICS.map((t) => [t.name, t.partitions])),
+  });
+  process.stdout.write(`bootstrap=${cluster.bootstrap}\n`);
+  process.stdin.resume();
+  await once(process.stdin, "end");
+  await cluster.close();
+  process.stdin.destroy();
+}
+
+/** A cluster in a child process: its bootstrap list, its CPU time so far, and how to stop it. */
+interface Target {
+  readonly bootstrap: string;
+  /** User + system CPU seconds of the cluster's process so far (from /proc). */
+  cpu(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+async function cpuSeconds(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
+  // Fields after the command name (which may hold spaces, so split after its closing paren).
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+}
+
+async function startOurs(): Promise<Target> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
+    cwd: REPO_ROOT,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const exited = once(child, "exit");
+  const bootstrap = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    const timer = setTimeout(() => reject(new Error("our cluster printed no bootstrap= within 120 s")), 120_000);
+    child.stdout!.setEncoding("utf8").on("data", (s: string) => {
+      out += s;
+      const m = /bootstrap=(\S+)\n/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    child.once("exit", (code) => reject(new Error(`our cluster exited with ${code}`)));
+  });
+  return {
+    bootstrap,
+    cpu: () => cpuSeconds(child.pid!),
+    stop: async () => {
+      child.stdin!.end();
+      await exited;
+    },
+  };
+}
+
+async function startMock(mockCluster: string): Promise<Target> {
+  const mock = await startMockCluster({ mockCluster, brokers: BROKERS, topics: TOPICS, timeoutMs: 30_000 });
+  return { bootstrap: mock.bootstrap, cpu: () => cpuSeconds(mock.pid), stop: () => mock.stop() };
+}
+
+/** Runs kcat to its exit within `timeoutMs`; stdin from `input` (a file) or nothing; resolves with the wall time in s. */
+async function runKcat(
+  kcat: string,
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  options: { input?: string; onStdout?: (chunk: Buffer) => void; timeoutMs: number },
+): Promise<number> {
+  const input = options.input === undefined ? null : await open(options.input, "r");
+  try {
+    const t0 = performance.now();
+    const child: ChildProcess = spawn(kcat, args, {
+      env,
+      stdio: [input === null ? "ignore" : input.fd, options.onStdout === undefined ? "ignore" : "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr!.setEncoding("utf8").on("data", (s: string) => {
+      if (stderr.length < 16384) stderr += s;
+    });
+    if (options.onStdout !== undefined) child.stdout!.on("data", options.onStdout);
+    const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs);
+    const [code, signal] = (await once(child, "close")) as [number | null, NodeJS.Signals | null];
+    const seconds = (performance.now() - t0) / 1000;
+    clearTimeout(timer);
+    if (code !== 0) throw new Error(`kcat ${args.join(" ")} exited with ${code ?? signal}; stderr:\n${stderr}`);
+    return seconds;
+  } finally {
+    await input?.close();
+  }
+}
+
+/** Produces `records` lines of `file` to `topic`, consumes them back; checks every record came back. */
+async function produceConsume(
+  kcat: string,
+  env: NodeJS.ProcessEnv,
+  bootstrap: string,
+  topic: string,
+  file: string,
+  records: number,
+): Promise<{ produce: number; consume: number }> {
+  const common = ["-b", bootstrap, "-t", topic, "-q"];
+  const produce = await runKcat(kcat, env, ["-P", ...common, ...PRODUCER_FLAGS], { input: file, timeoutMs: 600_000 });
+  let lines = 0;
+  let bytes = 0;
+  const consume = await runKcat(kcat, env, ["-C", ...common, "-o", "beginning", "-e"], {
+    timeoutMs: 600_000,
+    onStdout: (chunk) => {
+      bytes += chunk.length;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+    },
+  });
+  // kcat writes each value and a newline.
+  if (lines !== records || bytes !== records * (VALUE_BYTES + 1)) {
+    throw new Error(`consumed ${lines} records (${bytes} bytes) of ${topic} on ${bootstrap}, expected ${records}`);
+  }
+  return { produce, consume };
+}
+
+/** `count` lines of VALUE_BYTES bytes: the index in 10 digits, then one letter repeated. */
+async function writeRecords(file: string, count: number): Promise<void> {
+  const line = VALUE_BYTES + 1;
+  const buf = Buffer.alloc(count * line);
+  for (let i = 0; i < count; i++) {
+    const at = i * line;
+    buf.write(String(i).padStart(10, "0"), at, "latin1");
+    buf.fill(0x61 + (i % 26), at + 10, at + VALUE_BYTES);
+    buf[at + VALUE_BYTES] = 10;
+  }
+  await writeFile(file, buf);
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      reps: { type: "string", default: "5" },
+      records: { type: "string", default: "1000000" },
+      warmup: { type: "string", default: "300000" },
+    },
+  });
+  const reps = Number(values.reps);
+  const records = Number(values.records);
+  const warmup = Number(values.warmup);
+  const kcat = findKcat();
+  const librdkafka = findLibrdkafka();
+  if (kcat === null) {
+    console.log("[skip] broker throughput: kcat is not on PATH (Debian: apt-get install kcat; .ci/run installs it)");
+    return;
+  }
+  if (librdkafka === null) {
+    console.log(`[skip] broker throughput: ${librdkafkaMissing()}`);
+    return;
+  }
+  const env = { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir };
+  const dir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-bench-"));
+  const loads: string[] = [os.loadavg()[0]!.toFixed(2)];
+  try {
+    const file = path.join(dir, "records.txt");
+    const warmFile = path.join(dir, "warmup.txt");
+    await writeRecords(file, records);
+    await writeRecords(warmFile, warmup);
+    const targets: Record<string, () => Promise<Target>> = {
+      "kafka-wire-broker": () => startOurs(),
+      [`librdkafka ${LIBRDKAFKA_VERSION} mock`]: () => startMock(librdkafka.mockCluster),
+    };
+    const names = Object.keys(targets);
+    const results = new Map<string, { produce: number[]; consume: number[]; cpu: number[] }>(
+      names.map((n) => [n, { produce: [], consume: [], cpu: [] }]),
+    );
+    for (let r = 0; r < reps; r++) {
+      const order = r % 2 === 0 ? names : [...names].reverse();
+      for (const name of order) {
+        const target = await targets[name]!();
+        try {
+          if (warmup > 0) await produceConsume(kcat, env, target.bootstrap, "warmup", warmFile, warmup);
+          const cpu0 = await target.cpu();
+          const t = await produceConsume(kcat, env, target.bootstrap, "bench", file, records);
+          const cpu = (await target.cpu()) - cpu0;
+          const res = results.get(name)!;
+          res.produce.push(t.produce);
+          res.consume.push(t.consume);
+          res.cpu.push(cpu);
+          console.error(
+            `rep ${r + 1}/${reps} ${name}: produce ${t.produce.toFixed(2)} s, consume ${t.consume.toFixed(2)} s, cluster CPU ${cpu.toFixed(2)} s`,
+          );
+        } finally {
+          await target.stop();
+        }
+      }
+    }
+    loads.push(os.loadavg()[0]!.toFixed(2));
+    const mb = (records * VALUE_BYTES) / 1e6;
+    const row = (name: string) => {
+      const res = results.get(name)!;
+      const p = median(res.produce);
+      const c = median(res.consume);
+      return { name, p, c, cpu: median(res.cpu) };
+    };
+    const ours = row(names[0]!);
+    const mock = row(names[1]!);
+    const fmt = (x: number, d = 1) => x.toFixed(d);
+    const rate = (s: number) => `${fmt(mb / s)} MB/s, ${Math.round(records / s).toLocaleString("en-US")} records/s`;
+    const lines = [
+      "| cluster (3 brokers) | produce | consume | produce (s) | consume (s) | cluster CPU, both (s) |",
+      "| --- | ---: | ---: | ---: | ---: | ---: |",
+      ...[ours, mock].map(
+        (x) => `| ${x.name} | ${rate(x.p)} | ${rate(x.c)} | ${fmt(x.p, 2)} | ${fmt(x.c, 2)} | ${fmt(x.cpu, 2)} |`,
+      ),
+      `| ratio (ours ÷ mock throughput) | ${fmt(mock.p / ours.p, 2)}× | ${fmt(mock.c / ours.c, 2)}× | | | ${fmt(ours.cpu / mock.cpu, 2)}× CPU |`,
+    ];
+    const header = [
+      "# kafka-wire-broker vs librdkafka's mock cluster",
+      "",
+      "Written by `npm run bench:broker:throughput` (bench/broker-throughput.ts).",
+      "",
+      `- Date: ${new Date().toISOString()}; ${os.cpus()[0]?.model ?? "?"}, ${os.cpus().length} logical cores; Node.js ${process.version}`,
+      `- 1-minute load average ${loads[0]} at start, ${loads[1]} at end`,
+      `- kcat on librdkafka ${LIBRDKAFKA_VERSION} (as built by .ci/build-librdkafka.sh: -O0) for both; the mock is the same build`,
+      `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions,`,
+      `  after a warm-up of ${warmup.toLocaleString("en-US")} records; median of ${reps} interleaved repetitions, each on a fresh cluster`,
+      "",
+    ];
+    const markdown = [...header, ...lines, ""].join("\n");
+    console.log(lines.join("\n"));
+    const out = path.join(REPO_ROOT, "bench", "broker-results.md");
+    await writeFile(out, await format(markdown, { ...(await resolveConfig(out)), filepath: out }));
+    console.log(`written to ${path.relative(REPO_ROOT, out)}`);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv.includes("--serve")) {
+  await serve();
+} else {
+  await main();
+}
