@@ -134,6 +134,11 @@ export interface DecodedResponse<H = ResponseHeaderFields, B = unknown> {
 export interface Protocol {
   /** Every API with both a request and a response codec, by api key. */
   readonly apis: ReadonlyMap<number, ApiCodecs>;
+  /**
+   * Whether the latest version of requests marked `latestVersionUnstable` is usable (the
+   * definition's {@link ProtocolDefinition.unstableVersions}); when false, frames at it fail.
+   */
+  readonly unstableVersions: boolean;
   /** The API of an api key. @throws KafkaEncodeError `UNSUPPORTED_VERSION` when unknown. */
   api(apiKey: number): ApiCodecs;
   /**
@@ -206,6 +211,8 @@ export type TypedDecodedRequest<A extends ApiMap<A>> = {
 export interface TypedProtocol<A extends ApiMap<A>> {
   /** Every API with both a request and a response codec, by api key. */
   readonly apis: ReadonlyMap<number, ApiCodecs>;
+  /** As {@link Protocol.unstableVersions}. */
+  readonly unstableVersions: boolean;
   /** The API of an api key. @throws KafkaEncodeError `UNSUPPORTED_VERSION` when unknown. */
   api(apiKey: number): ApiCodecs;
   /** The same protocol with `unknown` bodies and `number` api keys. */
@@ -424,6 +431,7 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
       return protocol;
     },
     apis,
+    unstableVersions: def.unstableVersions === true,
     api: (apiKey) => api(apiKey),
     encodeRequestFrame(init, body) {
       try {
