@@ -52,7 +52,7 @@ export interface RecordSpansOptions {
  * `timestamp` (magic 1), `key`, `value`. A partial last batch (a Fetch cut by its size limit) is
  * a `batch` span `path.$incomplete`.
  *
- * A {@link RecordSpanner} for `decodeWithSpans`. Never throws: bytes that are no valid record set
+ * A `RecordSpanner` (`kafka-wire/runtime`) for `decodeWithSpans`. Never throws: bytes that are no valid record set
  * (as `decodeRecords` reads them) give no spans.
  */
 export function recordSpans(

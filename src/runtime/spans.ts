@@ -47,6 +47,7 @@ export interface ByteSpan {
   readonly offset: number;
   /** Length in bytes (0 for an empty part). */
   readonly length: number;
+  /** What the part is (a field, an element, a length prefix, a tagged field, …): {@link SpanKind}. */
   readonly kind: SpanKind;
   /** Nesting depth: 0 for the message, 1 for its fields, … (the spans are in pre-order). */
   readonly depth: number;

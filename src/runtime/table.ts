@@ -56,7 +56,9 @@ export interface FieldOptions {
  * One field, in schema order: `[property, type, versions, options?]`.
  * - `property`: the TypeScript property and Kafka's JSON key (the schema name with only its first
  *   letter lower-cased, as Kafka's JsonConverter has it: `throttleTimeMs`);
- * - `type`: see {@link PrimitiveName} (`"int32"`, `"[]string"`, `"Topology"`, `"[]TaskIds"`);
+ * - `type`: exactly as the schema writes it: a primitive (`bool`, `int8`, `int16`, `uint16`,
+ *   `int32`, `uint32`, `int64`, `float64`, `string`, `bytes`, `records`, `uuid`), a struct (a key
+ *   of {@link MessageTable.structs}), or `[]` and either (`"[]string"`, `"Topology"`, `"[]TaskIds"`);
  * - `versions`: the versions in which the field exists, within the message's valid versions
  *   (`"0+"`, `"3-5"`, `"2"`, `"none"`);
  * - `options`: see {@link FieldOptions}, absent when every option is at its default.
