@@ -260,4 +260,3 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   toJson: StreamsGroupDescribeRequest$toJson,
   fromJson: StreamsGroupDescribeRequest$fromJson,
 });
-// kafka-wire fingerprint 0b5f0494e0b7232ea7c2.774ea54747781fdda09f

@@ -1895,4 +1895,3 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
-// kafka-wire fingerprint 941839a367241ed0a2ff.13b9f113bd9579b42e9f

@@ -175,4 +175,3 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });
-// kafka-wire fingerprint 1fbbf49e70edef800e95.a7167e9d4b7fee91313f

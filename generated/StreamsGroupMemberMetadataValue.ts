@@ -801,4 +801,3 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
-// kafka-wire fingerprint 174d26127130474c66bf.c9eeacd52021b0ffd6bf

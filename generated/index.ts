@@ -30,4 +30,3 @@ export const messages = {
 
 /** The name of a generated message. */
 export type MessageName = keyof typeof messages;
-// kafka-wire fingerprint 3cdd53ae98da2f9cf8af.02d6a8a62c4954071874

@@ -17,7 +17,7 @@ import {
   tsTypeOf,
 } from "../schema/wire-types.js";
 import { Code } from "./code.js";
-import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
+import { BODY_DEPTH, fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
 import { literal } from "./defaults.js";
 
 export class DecodeEmitter {
@@ -27,7 +27,7 @@ export class DecodeEmitter {
   emitStruct(struct: StructSpec, ctx: Versions): void {
     const S = struct.name;
     const flexible = this.ctx.spec.flexibleVersions;
-    const read = new Code();
+    const read = new Code(BODY_DEPTH);
     // Declarations first (in field order), then the reads.
     const reads: (() => void)[] = [];
     const isAlways = (field: FieldSpec): boolean =>
@@ -67,7 +67,7 @@ export class DecodeEmitter {
           if (run !== undefined) {
             // Truncated inside the run: step through it to name the field the input cuts.
             read.block(`if (r.remaining() < ${at.bytes})`, () => {
-              for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
+              for (const f of run) read.line(fieldMark(f)).line(`r.skip(${fixedSizeOf(f.type)!});`);
             });
             if (at.usesStart) read.line(`const ${p} = r.pos;`);
           }
@@ -76,7 +76,7 @@ export class DecodeEmitter {
           const inline = PRIMITIVES[name].inlineRead;
           const byte = (k: number): string => `r.buf[${p}${at.offset + k === 0 ? "" : ` + ${at.offset + k}`}]!`;
           if (inline !== undefined) {
-            read.line(`const ${local} = ${inline(byte)};`);
+            read.lineOrBreak(`const ${local} =`, `${inline(byte)};`);
           } else {
             // A Reader method can still fail here (a bool above 1 with strictBool): name the field.
             if (at.seek) read.line(`r.pos = ${p} + ${at.offset};`);
@@ -86,7 +86,7 @@ export class DecodeEmitter {
           if (at.last && at.end !== at.bytes) read.line(`r.pos = ${p} + ${at.bytes};`);
         });
       } else if (isAlways(field)) {
-        const body = new Code();
+        const body = new Code(BODY_DEPTH);
         this.readField(body, field, local, ctx, false);
         const text = body.toString();
         // A value read in every version by one expression becomes a const.
@@ -120,9 +120,10 @@ export class DecodeEmitter {
     const hasTaggedSection = !flexible.intersect(ctx).isEmpty();
     if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
     read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c));
-    read.line(`const o: ${S} = {`);
-    for (const field of struct.fields) read.line(`  ${field.propertyName}: $${field.propertyName},`);
-    read.line("};");
+    read.object(
+      `const o: ${S} =`,
+      struct.fields.map((f) => `${f.propertyName}: $${f.propertyName},`),
+    );
     if (hasTaggedSection) read.line("if (unknown !== undefined) o._unknownTaggedFields = unknown;");
     read.line("return o;");
     if (hasTaggedSection) this.ctx.rt("UnknownTaggedField");
@@ -130,7 +131,9 @@ export class DecodeEmitter {
       structFunction(
         this.ctx,
         struct,
-        `${S}$read(r: ${this.ctx.rt("Reader")}, version: number): ${S}`,
+        `${S}$read`,
+        [`r: ${this.ctx.rt("Reader")}`, "version: number"],
+        S,
         read,
         true,
         "r.pos",
@@ -155,25 +158,25 @@ export class DecodeEmitter {
       for (const field of tagged) {
         read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
         first = false;
-        read.line(`  ${fieldMark(field)}`);
-        const inner = new Code();
-        // Kafka's reader rejects a known tag in a version where the field is not tagged.
-        inner.ifVersion(
-          field.taggedVersions.intersect(c),
-          c,
-          (c2) => {
-            this.readField(inner, field, `$${field.propertyName}`, c2, true);
-            inner.line("r.endTaggedField(tag, end);");
-          },
-          () => inner.line("throw r.tagNotInVersion(tag, version, at);"),
-        );
-        for (const l of inner.toString().split("\n")) read.line(`  ${l}`);
+        read.indented(() => {
+          read.line(fieldMark(field));
+          // Kafka's reader rejects a known tag in a version where the field is not tagged.
+          read.ifVersion(
+            field.taggedVersions.intersect(c),
+            c,
+            (c2) => {
+              this.readField(read, field, `$${field.propertyName}`, c2, true);
+              read.line("r.endTaggedField(tag, end);");
+            },
+            () => read.line("throw r.tagNotInVersion(tag, version, at);"),
+          );
+        });
       }
       if (first) {
         read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));");
       } else {
         read.line("} else {");
-        read.line("  (unknown ??= []).push(r.unknownTaggedField(tag, end));");
+        read.indented(() => read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));"));
         read.line("}");
       }
     });
@@ -233,8 +236,9 @@ export class DecodeEmitter {
           // checked bytes, inline (a Reader call per small array cost as much as its reads).
           const size = element.fixedSize;
           code.line(`const a = new Array<number>(n);`);
-          code.line(
-            `for (let k = 0, q = r.pos; k < n; k++, q += ${size}) a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
+          code.lineOrBreak(
+            `for (let k = 0, q = r.pos; k < n; k++, q += ${size})`,
+            `a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
           );
           code.line(size === 1 ? "r.pos += n;" : `r.pos += n * ${size};`);
           code.line(`${target} = a;`);
@@ -254,9 +258,7 @@ export class DecodeEmitter {
         code.line(`${target} = a;`);
       };
       if (nullable) {
-        code.block("if (n < 0)", () => code.line(`${target} = null;`), "} else {");
-        fill();
-        code.line("}");
+        code.ifElse("if (n < 0)", () => code.line(`${target} = null;`), fill);
       } else {
         fill();
       }

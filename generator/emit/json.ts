@@ -6,9 +6,9 @@
 import type { FieldType, StructSpec } from "../schema/model.js";
 import type { Versions } from "../schema/versions.js";
 import { PRIMITIVES, regularVersions, tsFieldType, tsTypeOf } from "../schema/wire-types.js";
-import { Code } from "./code.js";
-import { fieldMark, structFunction, type ModuleContext } from "./context.js";
-import { literal, type Defaults } from "./defaults.js";
+import { Code, stringLiteral } from "./code.js";
+import { BODY_DEPTH, fieldMark, structFunction, type ModuleContext } from "./context.js";
+import { literal, not, type Defaults } from "./defaults.js";
 
 export class JsonEmitter {
   constructor(
@@ -24,11 +24,11 @@ export class JsonEmitter {
 
   private emitToJson(struct: StructSpec, ctx: Versions): void {
     const S = struct.name;
-    const code = new Code();
+    const code = new Code(BODY_DEPTH);
     code.line('let out = "";');
     for (const field of struct.fields) {
       const x = `v.${field.propertyName}`;
-      const key = JSON.stringify(`,${JSON.stringify(field.propertyName)}:`);
+      const key = stringLiteral(`,${JSON.stringify(field.propertyName)}:`);
       code.ifVersion(
         field.versions,
         ctx,
@@ -42,7 +42,7 @@ export class JsonEmitter {
           code.ifVersion(
             field.taggedVersions,
             c,
-            () => code.block(`if (!(${this.defaults.isDefault(field, x)}))`, emit),
+            () => code.block(`if (${not(this.defaults.isDefault(field, x))})`, emit),
             () => emit(),
           );
         },
@@ -51,7 +51,7 @@ export class JsonEmitter {
     }
     code.line('return out === "" ? "{}" : `{${out.slice(1)}}`;');
     this.ctx.functions.push(
-      structFunction(this.ctx, struct, `${S}$toJson(v: ${S}, version: number): string`, code, false, "-1"),
+      structFunction(this.ctx, struct, `${S}$toJson`, ["v: " + S, "version: number"], "string", code, false, "-1"),
     );
   }
 
@@ -60,7 +60,7 @@ export class JsonEmitter {
       const how = PRIMITIVES[type.name].toJson;
       const expr =
         how === "bool"
-          ? `(${x} ? "true" : "false")`
+          ? `${x} ? "true" : "false"`
           : how === "String"
             ? `String(${x})`
             : how === "jsonString" && nullableAnywhere
@@ -86,9 +86,7 @@ export class JsonEmitter {
         code.line('out += "]";');
       };
       if (nullableAnywhere) {
-        code.block("if (a === null)", () => code.line('out += "null";'), "} else {");
-        body();
-        code.line("}");
+        code.ifElse("if (a === null)", () => code.line('out += "null";'), body);
       } else {
         body();
       }
@@ -97,11 +95,11 @@ export class JsonEmitter {
 
   private emitFromJson(struct: StructSpec, ctx: Versions): void {
     const S = struct.name;
-    const code = new Code();
+    const code = new Code(BODY_DEPTH);
     code.line(`const o = ${this.ctx.rt("readJsonObject")}(json);`);
     // A key that names no field is refused (with the closest field), not silently dropped.
-    const keys = struct.fields.map((f) => JSON.stringify(f.propertyName)).join(", ");
-    code.line(`${this.ctx.rt("checkJsonKeys")}(o, [${keys}]);`);
+    const keys = struct.fields.map((f) => JSON.stringify(f.propertyName));
+    code.list(`${this.ctx.rt("checkJsonKeys")}(o, [`, keys, "]);");
     for (const field of struct.fields) {
       const local = `$${field.propertyName}`;
       if (field.versions.isEmpty()) {
@@ -114,7 +112,7 @@ export class JsonEmitter {
       code.block("", () => {
         // Own properties only: a field named like an Object.prototype member must not read it.
         code.line(`const j = ${this.ctx.rt("jsonField")}(o, ${JSON.stringify(field.propertyName)});`);
-        code.block(
+        code.ifElse(
           "if (j === undefined)",
           () => {
             // Kafka's reader requires every non-tagged field of the version.
@@ -125,25 +123,26 @@ export class JsonEmitter {
               () => code.line(`${local} = ${literal(field.default, field)};`),
             );
           },
-          "} else {",
+          () => this.fromJsonValue(code, field.type, "j", local, !field.nullableVersions.isEmpty()),
         );
-        this.fromJsonValue(code, field.type, "j", local, !field.nullableVersions.isEmpty());
-        code.line("}");
       });
     }
-    code.line(`return {`);
-    for (const field of struct.fields) code.line(`  ${field.propertyName}: $${field.propertyName},`);
-    code.line("};");
+    code.object(
+      "return",
+      struct.fields.map((f) => `${f.propertyName}: $${f.propertyName},`),
+    );
     this.ctx.functions.push(
-      structFunction(this.ctx, struct, `${S}$fromJson(json: unknown, version: number): ${S}`, code, true, "-1"),
+      structFunction(this.ctx, struct, `${S}$fromJson`, ["json: unknown", "version: number"], S, code, true, "-1"),
     );
   }
 
   private fromJsonValue(code: Code, type: FieldType, j: string, target: string, nullableAnywhere: boolean): void {
     if (nullableAnywhere) {
-      code.block(`if (${j} === null)`, () => code.line(`${target} = null;`), "} else {");
-      this.fromJsonValue(code, type, j, target, false);
-      code.line("}");
+      code.ifElse(
+        `if (${j} === null)`,
+        () => code.line(`${target} = null;`),
+        () => this.fromJsonValue(code, type, j, target, false),
+      );
       return;
     }
     if (type.kind === "primitive") {
