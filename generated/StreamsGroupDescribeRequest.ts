@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -260,3 +261,19 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   toJson: StreamsGroupDescribeRequest$toJson,
   fromJson: StreamsGroupDescribeRequest$fromJson,
 });
+
+/**
+ * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupDescribeRequest$fields: MessageTable = {
+  name: "StreamsGroupDescribeRequest",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupDescribeRequest: [
+      ["groupIds", "[]string", "0", { entityType: "groupId" }],
+      ["includeAuthorizedOperations", "bool", "0"],
+    ],
+  },
+};

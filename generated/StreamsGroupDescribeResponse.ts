@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -3419,3 +3420,92 @@ export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResp
   toJson: StreamsGroupDescribeResponse$toJson,
   fromJson: StreamsGroupDescribeResponse$fromJson,
 });
+
+/**
+ * The field table of StreamsGroupDescribeResponse: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupDescribeResponse$fields: MessageTable = {
+  name: "StreamsGroupDescribeResponse",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupDescribeResponse: [
+      ["throttleTimeMs", "int32", "0"],
+      ["groups", "[]DescribedGroup", "0"],
+    ],
+    DescribedGroup: [
+      ["errorCode", "int16", "0"],
+      ["errorMessage", "string", "0", { nullable: "0", default: null }],
+      ["groupId", "string", "0", { entityType: "groupId" }],
+      ["groupState", "string", "0"],
+      ["groupEpoch", "int32", "0"],
+      ["assignmentEpoch", "int32", "0"],
+      ["topology", "Topology", "0", { nullable: "0", default: null }],
+      ["members", "[]Member", "0"],
+      ["authorizedOperations", "int32", "0", { default: -2147483648 }],
+    ],
+    Topology: [
+      ["epoch", "int32", "0"],
+      ["subtopologies", "[]Subtopology", "0", { nullable: "0", default: null }],
+    ],
+    Subtopology: [
+      ["subtopologyId", "string", "0"],
+      ["sourceTopics", "[]string", "0"],
+      ["repartitionSinkTopics", "[]string", "0"],
+      ["stateChangelogTopics", "[]TopicInfo", "0"],
+      ["repartitionSourceTopics", "[]TopicInfo", "0"],
+    ],
+    Member: [
+      ["memberId", "string", "0"],
+      ["memberEpoch", "int32", "0"],
+      ["currentAssignmentEpoch", "int32", "0"],
+      ["instanceId", "string", "0", { nullable: "0", default: null }],
+      ["rackId", "string", "0", { nullable: "0", default: null }],
+      ["clientId", "string", "0"],
+      ["clientHost", "string", "0"],
+      ["topologyEpoch", "int32", "0"],
+      ["processId", "string", "0"],
+      ["userEndpoint", "Endpoint", "0", { nullable: "0", default: null }],
+      ["clientTags", "[]KeyValue", "0"],
+      ["taskOffsets", "[]TaskOffset", "0"],
+      ["taskEndOffsets", "[]TaskOffset", "0"],
+      ["assignment", "Assignment", "0"],
+      ["targetAssignment", "Assignment", "0"],
+      ["isClassic", "bool", "0"],
+    ],
+    Endpoint: [
+      ["host", "string", "0"],
+      ["port", "uint16", "0"],
+    ],
+    TaskOffset: [
+      ["subtopologyId", "string", "0"],
+      ["partition", "int32", "0"],
+      ["offset", "int64", "0"],
+    ],
+    TopicPartitions: [
+      ["topicId", "uuid", "0"],
+      ["topicName", "string", "0", { entityType: "topicName" }],
+      ["partitions", "[]int32", "0"],
+    ],
+    Assignment: [
+      ["activeTasks", "[]TaskIds", "0"],
+      ["standbyTasks", "[]TaskIds", "0"],
+      ["warmupTasks", "[]TaskIds", "0"],
+    ],
+    TaskIds: [
+      ["subtopologyId", "string", "0"],
+      ["partitions", "[]int32", "0"],
+    ],
+    KeyValue: [
+      ["key", "string", "0"],
+      ["value", "string", "0"],
+    ],
+    TopicInfo: [
+      ["name", "string", "0"],
+      ["partitions", "int32", "0"],
+      ["replicationFactor", "int16", "0"],
+      ["topicConfigs", "[]KeyValue", "0"],
+    ],
+  },
+};

@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -3138,3 +3139,75 @@ export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatReq
   toJson: StreamsGroupHeartbeatRequest$toJson,
   fromJson: StreamsGroupHeartbeatRequest$fromJson,
 });
+
+/**
+ * The field table of StreamsGroupHeartbeatRequest: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupHeartbeatRequest$fields: MessageTable = {
+  name: "StreamsGroupHeartbeatRequest",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupHeartbeatRequest: [
+      ["groupId", "string", "0", { entityType: "groupId" }],
+      ["memberId", "string", "0"],
+      ["memberEpoch", "int32", "0"],
+      ["currentAssignmentEpoch", "int32", "0"],
+      ["instanceId", "string", "0", { nullable: "0", default: null }],
+      ["rackId", "string", "0", { nullable: "0", default: null }],
+      ["rebalanceTimeoutMs", "int32", "0", { default: -1 }],
+      ["topology", "Topology", "0", { nullable: "0", default: null }],
+      ["activeTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["standbyTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["warmupTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["processId", "string", "0", { nullable: "0", default: null }],
+      ["userEndpoint", "Endpoint", "0", { nullable: "0", default: null }],
+      ["clientTags", "[]KeyValue", "0", { nullable: "0", default: null }],
+      ["taskOffsets", "[]TaskOffset", "0", { nullable: "0", default: null }],
+      ["taskEndOffsets", "[]TaskOffset", "0", { nullable: "0", default: null }],
+      ["shutdownApplication", "bool", "0"],
+    ],
+    Topology: [
+      ["epoch", "int32", "0"],
+      ["subtopologies", "[]Subtopology", "0"],
+    ],
+    Subtopology: [
+      ["subtopologyId", "string", "0"],
+      ["sourceTopics", "[]string", "0"],
+      ["sourceTopicRegex", "[]string", "0"],
+      ["stateChangelogTopics", "[]TopicInfo", "0"],
+      ["repartitionSinkTopics", "[]string", "0"],
+      ["repartitionSourceTopics", "[]TopicInfo", "0"],
+      ["copartitionGroups", "[]CopartitionGroup", "0"],
+    ],
+    CopartitionGroup: [
+      ["sourceTopics", "[]int16", "0"],
+      ["sourceTopicRegex", "[]int16", "0"],
+      ["repartitionSourceTopics", "[]int16", "0"],
+    ],
+    KeyValue: [
+      ["key", "string", "0"],
+      ["value", "string", "0"],
+    ],
+    TopicInfo: [
+      ["name", "string", "0"],
+      ["partitions", "int32", "0"],
+      ["replicationFactor", "int16", "0"],
+      ["topicConfigs", "[]KeyValue", "0"],
+    ],
+    Endpoint: [
+      ["host", "string", "0"],
+      ["port", "uint16", "0"],
+    ],
+    TaskOffset: [
+      ["subtopologyId", "string", "0"],
+      ["partition", "int32", "0"],
+      ["offset", "int64", "0"],
+    ],
+    TaskIds: [
+      ["subtopologyId", "string", "0"],
+      ["partitions", "[]int32", "0"],
+    ],
+  },
+};

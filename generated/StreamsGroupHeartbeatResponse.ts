@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -1895,3 +1896,52 @@ export const StreamsGroupHeartbeatResponse: MessageCodec<StreamsGroupHeartbeatRe
     toJson: StreamsGroupHeartbeatResponse$toJson,
     fromJson: StreamsGroupHeartbeatResponse$fromJson,
   });
+
+/**
+ * The field table of StreamsGroupHeartbeatResponse: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupHeartbeatResponse$fields: MessageTable = {
+  name: "StreamsGroupHeartbeatResponse",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupHeartbeatResponse: [
+      ["throttleTimeMs", "int32", "0"],
+      ["errorCode", "int16", "0"],
+      ["errorMessage", "string", "0", { nullable: "0", default: null }],
+      ["memberId", "string", "0"],
+      ["memberEpoch", "int32", "0"],
+      ["currentAssignmentEpoch", "int32", "0"],
+      ["heartbeatIntervalMs", "int32", "0"],
+      ["acceptableRecoveryLag", "int32", "0"],
+      ["taskOffsetIntervalMs", "int32", "0"],
+      ["status", "[]Status", "0", { nullable: "0", default: null }],
+      ["activeTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["standbyTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["warmupTasks", "[]TaskIds", "0", { nullable: "0", default: null }],
+      ["partitionsByUserEndpoint", "[]EndpointToPartitions", "0", { nullable: "0", default: null }],
+    ],
+    EndpointToPartitions: [
+      ["userEndpoint", "Endpoint", "0"],
+      ["activePartitions", "[]TopicPartition", "0"],
+      ["standbyPartitions", "[]TopicPartition", "0"],
+    ],
+    Status: [
+      ["statusCode", "int8", "0"],
+      ["statusDetail", "string", "0"],
+    ],
+    TopicPartition: [
+      ["topic", "string", "0"],
+      ["partitions", "[]int32", "0"],
+    ],
+    TaskIds: [
+      ["subtopologyId", "string", "0"],
+      ["partitions", "[]int32", "0"],
+    ],
+    Endpoint: [
+      ["host", "string", "0"],
+      ["port", "uint16", "0"],
+    ],
+  },
+};

@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type Writer,
   checkJsonKeys,
@@ -175,3 +176,19 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     toJson: StreamsGroupMemberMetadataKey$toJson,
     fromJson: StreamsGroupMemberMetadataKey$fromJson,
   });
+
+/**
+ * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
+  name: "StreamsGroupMemberMetadataKey",
+  validVersions: "0",
+  flexibleVersions: "none",
+  structs: {
+    StreamsGroupMemberMetadataKey: [
+      ["groupId", "string", "0"],
+      ["memberId", "string", "0"],
+    ],
+  },
+};

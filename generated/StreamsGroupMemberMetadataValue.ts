@@ -4,6 +4,7 @@
 import {
   type Init,
   type MessageCodec,
+  type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
@@ -801,3 +802,34 @@ export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMet
     toJson: StreamsGroupMemberMetadataValue$toJson,
     fromJson: StreamsGroupMemberMetadataValue$fromJson,
   });
+
+/**
+ * The field table of StreamsGroupMemberMetadataValue: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupMemberMetadataValue$fields: MessageTable = {
+  name: "StreamsGroupMemberMetadataValue",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupMemberMetadataValue: [
+      ["instanceId", "string", "0", { nullable: "0" }],
+      ["rackId", "string", "0", { nullable: "0" }],
+      ["clientId", "string", "0"],
+      ["clientHost", "string", "0"],
+      ["rebalanceTimeoutMs", "int32", "0", { default: -1 }],
+      ["topologyId", "string", "0"],
+      ["processId", "string", "0"],
+      ["userEndpoint", "Endpoint", "0"],
+      ["clientTags", "[]KeyValue", "0"],
+    ],
+    Endpoint: [
+      ["host", "string", "0"],
+      ["port", "int32", "0"],
+    ],
+    KeyValue: [
+      ["key", "string", "0"],
+      ["value", "string", "0"],
+    ],
+  },
+};

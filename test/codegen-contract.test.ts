@@ -54,7 +54,8 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
     // Both folders really import from it (a wrong specifier would make this test vacuous).
     expect(used.size).toBeGreaterThan(20);
     // Plus the parameter types of defineMessage and defineProtocol, which the contract must name
-    // (and HeaderVersionRange, the element type of MessageDefinition.headerVersions).
+    // (and HeaderVersionRange, the element type of MessageDefinition.headerVersions), and the
+    // types MessageTable (the field tables' type) is made of.
     const expected = [
       ...new Set([
         ...used,
@@ -62,6 +63,9 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
         "ProtocolDefinition",
         "InternalTopicsDefinition",
         "HeaderVersionRange",
+        "FieldRow",
+        "FieldOptions",
+        "TableDefault",
       ]),
     ];
     expect([...exportedNames(V1)].sort()).toEqual(expected.sort());

@@ -14,6 +14,7 @@ import { DecodeEmitter } from "./decode.js";
 import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
 import { JsonEmitter } from "./json.js";
+import { emitTable } from "./table.js";
 import { RUNTIME_TYPES } from "../schema/reserved-names.js";
 import { fieldDocs, header, jsDoc, messageDocs, structDocs } from "./names.js";
 
@@ -50,6 +51,8 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   body.append(ctx.functions.join("\n\n"));
   body.line("");
   emitCodec(body, spec, options.sourceLabel);
+  body.line("");
+  body.append(emitTable(ctx));
   // The import last: only now is every runtime name the module uses known.
   ctx.rt("defineMessage");
   ctx.rt("MessageCodec");

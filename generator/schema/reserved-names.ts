@@ -6,7 +6,14 @@
  */
 
 /** Runtime types every generated message module imports (type-only). */
-export const RUNTIME_TYPES: readonly string[] = ["Writer", "Reader", "MessageCodec", "UnknownTaggedField", "Init"];
+export const RUNTIME_TYPES: readonly string[] = [
+  "Writer",
+  "Reader",
+  "MessageCodec",
+  "UnknownTaggedField",
+  "Init",
+  "MessageTable",
+];
 /** What the generated protocol.ts imports from the runtime (with both header schemas). */
 export const INDEX_IMPORTS: readonly string[] = ["TypedProtocol", "defineProtocol"];
 /** What the generated index.ts (and protocol.ts, which it re-exports) defines. */

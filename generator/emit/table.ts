@@ -1,0 +1,128 @@
+/**
+ * The field table of a message: `export const <Name>$fields: MessageTable`, its schema as data
+ * for the runtime's interpreters (format: the runtime's table.ts). One row per field, one line
+ * per row, so that the text is already as prettier lays it out (rows stay under the print width
+ * but for very long defaults, which prettier then wraps).
+ */
+
+import type { DefaultValue, FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
+import { schemaTypeName } from "../schema/wire-types.js";
+import type { ModuleContext } from "./context.js";
+import { jsDoc } from "./names.js";
+
+/** The exported name of a message's field table: `<Name>$fields` (`$`: no schema name has one). */
+export function tableName(spec: MessageSpec): string {
+  return `${spec.name}$fields`;
+}
+
+/** Prettier's print width for generated code (format-pool.ts). */
+const PRINT_WIDTH = 120;
+
+/** The zero uuid in Kafka's base64 form (a default of it is left out). */
+const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
+
+/** The default as a table literal, or undefined when it is the type's zero value. */
+export function tableDefault(value: DefaultValue, field: FieldSpec): string | undefined {
+  switch (value.kind) {
+    case "null":
+      return "null";
+    case "bool":
+      return value.value ? "true" : undefined;
+    case "int": {
+      if (value.value === 0n) return undefined;
+      const int64 = field.type.kind === "primitive" && field.type.name === "int64";
+      return int64 ? `${value.value}n` : String(value.value);
+    }
+    case "float":
+      if (Object.is(value.value, 0)) return undefined;
+      return Object.is(value.value, -0) ? "-0" : String(value.value);
+    case "string":
+      return value.value === "" ? undefined : JSON.stringify(value.value);
+    case "uuid":
+      return value.value === ZERO_UUID ? undefined : JSON.stringify(value.value);
+    case "empty":
+    case "struct":
+      return undefined;
+  }
+}
+
+/** A row's options (`key: value` parts), empty when every option is at its default. */
+function optionParts(field: FieldSpec): string[] {
+  const parts: string[] = [];
+  if (!field.nullableVersions.isEmpty()) parts.push(`nullable: "${field.nullableVersions}"`);
+  if (field.tag !== null) parts.push(`tag: ${field.tag}`, `tagged: "${field.taggedVersions}"`);
+  if (field.flexibleVersions !== undefined) parts.push(`flexible: "${field.flexibleVersions}"`);
+  const d = tableDefault(field.default, field);
+  if (d !== undefined) parts.push(`default: ${d}`);
+  if (field.ignorable) parts.push("ignorable: true");
+  if (field.entityType !== null) parts.push(`entityType: ${JSON.stringify(field.entityType)}`);
+  if (field.mapKey) parts.push("mapKey: true");
+  if (field.zeroCopy) parts.push("zeroCopy: true");
+  return parts;
+}
+
+/** The row's elements: property, type, versions, and the options object when there is one. */
+function rowElements(field: FieldSpec): string[] {
+  const elements = [
+    JSON.stringify(field.propertyName),
+    JSON.stringify(schemaTypeName(field.type)),
+    `"${field.versions}"`,
+  ];
+  const parts = optionParts(field);
+  if (parts.length > 0) elements.push(`{ ${parts.join(", ")} }`);
+  return elements;
+}
+
+/** One field's row on one line: `["property", "type", "versions", { options }]`. */
+function row(field: FieldSpec): string {
+  return `[${rowElements(field).join(", ")}]`;
+}
+
+/**
+ * A row's lines at `indent`, as prettier lays them out: one line when it fits the width, else
+ * one element a line (and the options one key a line when they do not fit either).
+ */
+function rowLines(field: FieldSpec, indent: string): string[] {
+  const line = `${indent}${row(field)},`;
+  if (line.length <= PRINT_WIDTH) return [line];
+  const inner = `${indent}  `;
+  const lines = [`${indent}[`];
+  for (const e of rowElements(field)) {
+    if (e.startsWith("{") && `${inner}${e},`.length > PRINT_WIDTH) {
+      lines.push(`${inner}{`, ...optionParts(field).map((p) => `${inner}  ${p},`), `${inner}},`);
+    } else lines.push(`${inner}${e},`);
+  }
+  lines.push(`${indent}],`);
+  return lines;
+}
+
+function structRows(struct: StructSpec): string[] {
+  // Prettier keeps a key unquoted when it is an identifier; struct names always are.
+  if (struct.fields.length === 0) return [`    ${struct.name}: [],`];
+  // Prettier breaks an array of two or more arrays; one that fits the width stays on its line.
+  if (struct.fields.length === 1) {
+    const line = `    ${struct.name}: [${row(struct.fields[0]!)}],`;
+    if (line.length <= PRINT_WIDTH) return [line];
+  }
+  return [`    ${struct.name}: [`, ...struct.fields.flatMap((f) => rowLines(f, "      ")), "    ],"];
+}
+
+/** The table's declaration (the runtime's `MessageTable` type is imported by the module). */
+export function emitTable(ctx: ModuleContext): string {
+  const s = ctx.spec;
+  const doc = jsDoc(
+    `The field table of ${s.name}: its schema as data, for interpreters (decoding with byte spans,\n` +
+      "Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.",
+  );
+  return [
+    doc.replace(/\n$/, ""),
+    `export const ${tableName(s)}: ${ctx.rt("MessageTable")} = {`,
+    `  name: ${JSON.stringify(s.name)},`,
+    `  validVersions: "${s.validVersions}",`,
+    `  flexibleVersions: "${s.flexibleVersions}",`,
+    "  structs: {",
+    ...s.structs.flatMap(structRows),
+    "  },",
+    "};",
+  ].join("\n");
+}
