@@ -9,17 +9,9 @@ import {
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   defineMessage,
-  jsonField,
-  jsonString,
-  missingJsonField,
   ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonBool,
-  readJsonObject,
-  readJsonString,
   sizeCompactString,
   sizeUnknownTaggedFields,
   uvarintSize,
@@ -149,77 +141,6 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
   }
 }
 
-function StreamsGroupDescribeRequest$toJson(v: StreamsGroupDescribeRequest, _version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "groupIds";
-    out += ',"groupIds":';
-    {
-      const a = v.groupIds;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "includeAuthorizedOperations";
-    out += ',"includeAuthorizedOperations":';
-    out += v.includeAuthorizedOperations ? "true" : "false";
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupDescribeRequest$fromJson(json: unknown, version: number): StreamsGroupDescribeRequest {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["groupIds", "includeAuthorizedOperations"]);
-    f = "groupIds";
-    let $groupIds: string[];
-    {
-      const j = jsonField(o, "groupIds");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $groupIds = a;
-        }
-      }
-    }
-    f = "includeAuthorizedOperations";
-    let $includeAuthorizedOperations: boolean;
-    {
-      const j = jsonField(o, "includeAuthorizedOperations");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $includeAuthorizedOperations = readJsonBool(j);
-      }
-    }
-    return {
-      groupIds: $groupIds,
-      includeAuthorizedOperations: $includeAuthorizedOperations,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
 /** A new StreamsGroupDescribeRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createStreamsGroupDescribeRequest(
   init: Init<StreamsGroupDescribeRequest> = {},
@@ -234,6 +155,22 @@ export function createStreamsGroupDescribeRequest(
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
+
+/**
+ * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupDescribeRequest$fields: MessageTable = {
+  name: "StreamsGroupDescribeRequest",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupDescribeRequest: [
+      ["groupIds", "[]string", "0", { entityType: "groupId" }],
+      ["includeAuthorizedOperations", "bool", "0"],
+    ],
+  },
+};
 
 /**
  * The codec of StreamsGroupDescribeRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
@@ -258,22 +195,5 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   write: StreamsGroupDescribeRequest$write,
   read: StreamsGroupDescribeRequest$read,
   create: createStreamsGroupDescribeRequest,
-  toJson: StreamsGroupDescribeRequest$toJson,
-  fromJson: StreamsGroupDescribeRequest$fromJson,
+  fields: StreamsGroupDescribeRequest$fields,
 });
-
-/**
- * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
- * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
- */
-export const StreamsGroupDescribeRequest$fields: MessageTable = {
-  name: "StreamsGroupDescribeRequest",
-  validVersions: "0",
-  flexibleVersions: "0+",
-  structs: {
-    StreamsGroupDescribeRequest: [
-      ["groupIds", "[]string", "0", { entityType: "groupId" }],
-      ["includeAuthorizedOperations", "bool", "0"],
-    ],
-  },
-};

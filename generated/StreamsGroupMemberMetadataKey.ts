@@ -7,14 +7,8 @@ import {
   type MessageTable,
   type Reader,
   type Writer,
-  checkJsonKeys,
   defineMessage,
-  jsonField,
-  jsonString,
-  missingJsonField,
   ownField,
-  readJsonObject,
-  readJsonString,
   sizeString,
   withPath,
 } from "../src/codegen/v1.js";
@@ -89,58 +83,6 @@ function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): Stream
   }
 }
 
-function StreamsGroupMemberMetadataKey$toJson(v: StreamsGroupMemberMetadataKey, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "groupId";
-    out += ',"groupId":';
-    out += jsonString(v.groupId);
-    f = "memberId";
-    out += ',"memberId":';
-    out += jsonString(v.memberId);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupMemberMetadataKey$fromJson(json: unknown, version: number): StreamsGroupMemberMetadataKey {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["groupId", "memberId"]);
-    f = "groupId";
-    let $groupId: string;
-    {
-      const j = jsonField(o, "groupId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupId = readJsonString(j);
-      }
-    }
-    f = "memberId";
-    let $memberId: string;
-    {
-      const j = jsonField(o, "memberId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberId = readJsonString(j);
-      }
-    }
-    return {
-      groupId: $groupId,
-      memberId: $memberId,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
 /** A new StreamsGroupMemberMetadataKey: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createStreamsGroupMemberMetadataKey(
   init: Init<StreamsGroupMemberMetadataKey> = {},
@@ -153,6 +95,22 @@ export function createStreamsGroupMemberMetadataKey(
   };
   return v;
 }
+
+/**
+ * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
+  name: "StreamsGroupMemberMetadataKey",
+  validVersions: "0",
+  flexibleVersions: "none",
+  structs: {
+    StreamsGroupMemberMetadataKey: [
+      ["groupId", "string", "0"],
+      ["memberId", "string", "0"],
+    ],
+  },
+};
 
 /**
  * The codec of StreamsGroupMemberMetadataKey: encode, decode, size, create and Kafka's JSON form, for versions 0.
@@ -173,22 +131,5 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     write: StreamsGroupMemberMetadataKey$write,
     read: StreamsGroupMemberMetadataKey$read,
     create: createStreamsGroupMemberMetadataKey,
-    toJson: StreamsGroupMemberMetadataKey$toJson,
-    fromJson: StreamsGroupMemberMetadataKey$fromJson,
+    fields: StreamsGroupMemberMetadataKey$fields,
   });
-
-/**
- * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
- * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
- */
-export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
-  name: "StreamsGroupMemberMetadataKey",
-  validVersions: "0",
-  flexibleVersions: "none",
-  structs: {
-    StreamsGroupMemberMetadataKey: [
-      ["groupId", "string", "0"],
-      ["memberId", "string", "0"],
-    ],
-  },
-};

@@ -9,21 +9,12 @@ import {
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   checkStruct,
   defineMessage,
   initStruct,
   initStructs,
-  jsonField,
-  jsonNullableString,
-  jsonString,
-  missingJsonField,
   ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonInt,
-  readJsonObject,
-  readJsonString,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
@@ -286,193 +277,6 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   }
 }
 
-function StreamsGroupMemberMetadataValue$toJson(v: StreamsGroupMemberMetadataValue, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "instanceId";
-    out += ',"instanceId":';
-    out += jsonNullableString(v.instanceId);
-    f = "rackId";
-    out += ',"rackId":';
-    out += jsonNullableString(v.rackId);
-    f = "clientId";
-    out += ',"clientId":';
-    out += jsonString(v.clientId);
-    f = "clientHost";
-    out += ',"clientHost":';
-    out += jsonString(v.clientHost);
-    f = "rebalanceTimeoutMs";
-    out += ',"rebalanceTimeoutMs":';
-    out += String(v.rebalanceTimeoutMs);
-    f = "topologyId";
-    out += ',"topologyId":';
-    out += jsonString(v.topologyId);
-    f = "processId";
-    out += ',"processId":';
-    out += jsonString(v.processId);
-    f = "userEndpoint";
-    out += ',"userEndpoint":';
-    out += Endpoint$toJson(v.userEndpoint, version);
-    f = "clientTags";
-    out += ',"clientTags":';
-    {
-      const a = v.clientTags;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += KeyValue$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number): StreamsGroupMemberMetadataValue {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "instanceId",
-      "rackId",
-      "clientId",
-      "clientHost",
-      "rebalanceTimeoutMs",
-      "topologyId",
-      "processId",
-      "userEndpoint",
-      "clientTags",
-    ]);
-    f = "instanceId";
-    let $instanceId: string | null;
-    {
-      const j = jsonField(o, "instanceId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $instanceId = null;
-        } else {
-          $instanceId = readJsonString(j);
-        }
-      }
-    }
-    f = "rackId";
-    let $rackId: string | null;
-    {
-      const j = jsonField(o, "rackId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $rackId = null;
-        } else {
-          $rackId = readJsonString(j);
-        }
-      }
-    }
-    f = "clientId";
-    let $clientId: string;
-    {
-      const j = jsonField(o, "clientId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientId = readJsonString(j);
-      }
-    }
-    f = "clientHost";
-    let $clientHost: string;
-    {
-      const j = jsonField(o, "clientHost");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientHost = readJsonString(j);
-      }
-    }
-    f = "rebalanceTimeoutMs";
-    let $rebalanceTimeoutMs: number;
-    {
-      const j = jsonField(o, "rebalanceTimeoutMs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $rebalanceTimeoutMs = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "topologyId";
-    let $topologyId: string;
-    {
-      const j = jsonField(o, "topologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $topologyId = readJsonString(j);
-      }
-    }
-    f = "processId";
-    let $processId: string;
-    {
-      const j = jsonField(o, "processId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $processId = readJsonString(j);
-      }
-    }
-    f = "userEndpoint";
-    let $userEndpoint: Endpoint;
-    {
-      const j = jsonField(o, "userEndpoint");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $userEndpoint = Endpoint$fromJson(j, version);
-      }
-    }
-    f = "clientTags";
-    let $clientTags: KeyValue[];
-    {
-      const j = jsonField(o, "clientTags");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: KeyValue[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: KeyValue;
-            e = KeyValue$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $clientTags = a;
-        }
-      }
-    }
-    return {
-      instanceId: $instanceId,
-      rackId: $rackId,
-      clientId: $clientId,
-      clientHost: $clientHost,
-      rebalanceTimeoutMs: $rebalanceTimeoutMs,
-      topologyId: $topologyId,
-      processId: $processId,
-      userEndpoint: $userEndpoint,
-      clientTags: $clientTags,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
 /** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createStreamsGroupMemberMetadataValue(
   init: Init<StreamsGroupMemberMetadataValue> = {},
@@ -578,58 +382,6 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   }
 }
 
-function Endpoint$toJson(v: Endpoint, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "host";
-    out += ',"host":';
-    out += jsonString(v.host);
-    f = "port";
-    out += ',"port":';
-    out += String(v.port);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Endpoint$fromJson(json: unknown, version: number): Endpoint {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["host", "port"]);
-    f = "host";
-    let $host: string;
-    {
-      const j = jsonField(o, "host");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $host = readJsonString(j);
-      }
-    }
-    f = "port";
-    let $port: number;
-    {
-      const j = jsonField(o, "port");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $port = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    return {
-      host: $host,
-      port: $port,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
 /** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
   const host$ = ownField(init, "host");
@@ -715,58 +467,6 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
   }
 }
 
-function KeyValue$toJson(v: KeyValue, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "key";
-    out += ',"key":';
-    out += jsonString(v.key);
-    f = "value";
-    out += ',"value":';
-    out += jsonString(v.value);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function KeyValue$fromJson(json: unknown, version: number): KeyValue {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["key", "value"]);
-    f = "key";
-    let $key: string;
-    {
-      const j = jsonField(o, "key");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $key = readJsonString(j);
-      }
-    }
-    f = "value";
-    let $value: string;
-    {
-      const j = jsonField(o, "value");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $value = readJsonString(j);
-      }
-    }
-    return {
-      key: $key,
-      value: $value,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
 /** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
 export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
   const key$ = ownField(init, "key");
@@ -779,29 +479,6 @@ export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
   if (unknown !== undefined) v._unknownTaggedFields = unknown;
   return v;
 }
-
-/**
- * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupMemberMetadataValue: a Kafka data message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
- */
-export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
-  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
-    name: "StreamsGroupMemberMetadataValue",
-    apiKey: null,
-    type: "data",
-    validVersions: { lowest: 0, highest: 0 },
-    flexibleVersions: { lowest: 0, highest: 32767 },
-    size: StreamsGroupMemberMetadataValue$size,
-    write: StreamsGroupMemberMetadataValue$write,
-    read: StreamsGroupMemberMetadataValue$read,
-    create: createStreamsGroupMemberMetadataValue,
-    toJson: StreamsGroupMemberMetadataValue$toJson,
-    fromJson: StreamsGroupMemberMetadataValue$fromJson,
-  });
 
 /**
  * The field table of StreamsGroupMemberMetadataValue: its schema as data, for interpreters (decoding with byte spans,
@@ -833,3 +510,25 @@ export const StreamsGroupMemberMetadataValue$fields: MessageTable = {
     ],
   },
 };
+
+/**
+ * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
+ *
+ * StreamsGroupMemberMetadataValue: a Kafka data message.
+ *
+ * - Valid versions: 0; flexible versions: 0+.
+ * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
+ */
+export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
+  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
+    name: "StreamsGroupMemberMetadataValue",
+    apiKey: null,
+    type: "data",
+    validVersions: { lowest: 0, highest: 0 },
+    flexibleVersions: { lowest: 0, highest: 32767 },
+    size: StreamsGroupMemberMetadataValue$size,
+    write: StreamsGroupMemberMetadataValue$write,
+    read: StreamsGroupMemberMetadataValue$read,
+    create: createStreamsGroupMemberMetadataValue,
+    fields: StreamsGroupMemberMetadataValue$fields,
+  });

@@ -13,8 +13,7 @@ import { ModuleContext, type EmitOptions } from "./context.js";
 import { DecodeEmitter } from "./decode.js";
 import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
-import { JsonEmitter } from "./json.js";
-import { emitTable } from "./table.js";
+import { emitTable, tableName } from "./table.js";
 import { RUNTIME_TYPES } from "../schema/reserved-names.js";
 import { fieldDocs, header, jsDoc, messageDocs, structDocs } from "./names.js";
 
@@ -26,14 +25,12 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   const defaults = new Defaults(ctx);
   const encode = new EncodeEmitter(ctx, defaults);
   const decode = new DecodeEmitter(ctx);
-  const json = new JsonEmitter(ctx, defaults);
   const emitted: StructSpec[] = [];
   for (const struct of spec.structs) {
     const versions = ctx.contextOf(struct);
     if (versions === undefined) continue; // a common struct no field uses: its interface is enough
     encode.emitStruct(struct, versions);
     decode.emitStruct(struct, versions);
-    json.emitStruct(struct, versions);
     ctx.functions.push(createFunction(ctx, struct));
     emitted.push(struct);
   }
@@ -50,9 +47,10 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   // No blank line between the last interface and the first function (kept from earlier output).
   body.append(ctx.functions.join("\n\n"));
   body.line("");
-  emitCodec(body, spec, options.sourceLabel);
-  body.line("");
+  // Before the codec, which refers to it (Kafka's JSON form is interpreted from it).
   body.append(emitTable(ctx));
+  body.line("");
+  emitCodec(body, spec, options.sourceLabel);
   // The import last: only now is every runtime name the module uses known.
   ctx.rt("defineMessage");
   ctx.rt("MessageCodec");
@@ -86,7 +84,7 @@ function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
     if (s.latestVersionUnstable) code.line("latestVersionUnstable: true,");
     for (const fn of ["size", "write", "read"]) code.line(`${fn}: ${s.name}$${fn},`);
     code.line(`create: ${createName(s.struct)},`);
-    for (const fn of ["toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
+    code.line(`fields: ${tableName(s)},`);
   };
   const call = `defineMessage<${s.name}, ${apiKey}>(`;
   if (code.fits(`${head}${s.name}, ${apiKey}>({`)) {
