@@ -2,7 +2,6 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
@@ -10,10 +9,10 @@ import {
   type Writer,
   arrayLength,
   defineMessage,
-  ownField,
   ownUnknownTaggedFields,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -130,21 +129,6 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
   }
 }
 
-/** A new StreamsGroupDescribeRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupDescribeRequest(
-  init: Init<StreamsGroupDescribeRequest> = {},
-): StreamsGroupDescribeRequest {
-  const groupIds$ = ownField(init, "groupIds");
-  const includeAuthorizedOperations$ = ownField(init, "includeAuthorizedOperations");
-  const v: StreamsGroupDescribeRequest = {
-    groupIds: groupIds$ === undefined ? [] : groupIds$,
-    includeAuthorizedOperations: includeAuthorizedOperations$ === undefined ? false : includeAuthorizedOperations$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 /**
  * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -160,6 +144,12 @@ export const StreamsGroupDescribeRequest$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupDescribeRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupDescribeRequest = /*@__PURE__*/ tableCreate<StreamsGroupDescribeRequest>(
+  StreamsGroupDescribeRequest$fields,
+  "StreamsGroupDescribeRequest",
+);
 
 /**
  * The codec of StreamsGroupDescribeRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.

@@ -2,7 +2,6 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
@@ -11,13 +10,11 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  ownField,
   ownUnknownTaggedFields,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -509,21 +506,6 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   }
 }
 
-/** A new StreamsGroupDescribeResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupDescribeResponse(
-  init: Init<StreamsGroupDescribeResponse> = {},
-): StreamsGroupDescribeResponse {
-  const throttleTimeMs$ = ownField(init, "throttleTimeMs");
-  const groups$ = ownField(init, "groups");
-  const v: StreamsGroupDescribeResponse = {
-    throttleTimeMs: throttleTimeMs$ === undefined ? 0 : throttleTimeMs$,
-    groups: groups$ === undefined ? [] : initStructs(groups$, createDescribedGroup),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -680,33 +662,6 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   }
 }
 
-/** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createDescribedGroup(init: Init<DescribedGroup> = {}): DescribedGroup {
-  const errorCode$ = ownField(init, "errorCode");
-  const errorMessage$ = ownField(init, "errorMessage");
-  const groupId$ = ownField(init, "groupId");
-  const groupState$ = ownField(init, "groupState");
-  const groupEpoch$ = ownField(init, "groupEpoch");
-  const assignmentEpoch$ = ownField(init, "assignmentEpoch");
-  const topology$ = ownField(init, "topology");
-  const members$ = ownField(init, "members");
-  const authorizedOperations$ = ownField(init, "authorizedOperations");
-  const v: DescribedGroup = {
-    errorCode: errorCode$ === undefined ? 0 : errorCode$,
-    errorMessage: errorMessage$ === undefined ? null : errorMessage$,
-    groupId: groupId$ === undefined ? "" : groupId$,
-    groupState: groupState$ === undefined ? "" : groupState$,
-    groupEpoch: groupEpoch$ === undefined ? 0 : groupEpoch$,
-    assignmentEpoch: assignmentEpoch$ === undefined ? 0 : assignmentEpoch$,
-    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
-    members: members$ === undefined ? [] : initStructs(members$, createMember),
-    authorizedOperations: authorizedOperations$ === undefined ? -2147483648 : authorizedOperations$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Topology$size(v: Topology, version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -807,24 +762,6 @@ function Topology$read(r: Reader, version: number): Topology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopology(init: Init<Topology> = {}): Topology {
-  const epoch$ = ownField(init, "epoch");
-  const subtopologies$ = ownField(init, "subtopologies");
-  const v: Topology = {
-    epoch: epoch$ === undefined ? 0 : epoch$,
-    subtopologies:
-      subtopologies$ === undefined
-        ? null
-        : subtopologies$ === null
-          ? null
-          : initStructs(subtopologies$, createSubtopology),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1005,27 +942,6 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
-  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const v: Subtopology = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
-    stateChangelogTopics:
-      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
-    repartitionSourceTopics:
-      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Member$size(v: Member, version: number, lens: number[]): number {
@@ -1285,49 +1201,6 @@ function Member$read(r: Reader, version: number): Member {
   }
 }
 
-/** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createMember(init: Init<Member> = {}): Member {
-  const memberId$ = ownField(init, "memberId");
-  const memberEpoch$ = ownField(init, "memberEpoch");
-  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const clientId$ = ownField(init, "clientId");
-  const clientHost$ = ownField(init, "clientHost");
-  const topologyEpoch$ = ownField(init, "topologyEpoch");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const taskOffsets$ = ownField(init, "taskOffsets");
-  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
-  const assignment$ = ownField(init, "assignment");
-  const targetAssignment$ = ownField(init, "targetAssignment");
-  const isClassic$ = ownField(init, "isClassic");
-  const v: Member = {
-    memberId: memberId$ === undefined ? "" : memberId$,
-    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
-    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
-    instanceId: instanceId$ === undefined ? null : instanceId$,
-    rackId: rackId$ === undefined ? null : rackId$,
-    clientId: clientId$ === undefined ? "" : clientId$,
-    clientHost: clientHost$ === undefined ? "" : clientHost$,
-    topologyEpoch: topologyEpoch$ === undefined ? 0 : topologyEpoch$,
-    processId: processId$ === undefined ? "" : processId$,
-    userEndpoint:
-      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
-    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
-    taskOffsets: taskOffsets$ === undefined ? [] : initStructs(taskOffsets$, createTaskOffset),
-    taskEndOffsets: taskEndOffsets$ === undefined ? [] : initStructs(taskEndOffsets$, createTaskOffset),
-    assignment: assignment$ === undefined ? createAssignment() : initStruct(assignment$, createAssignment),
-    targetAssignment:
-      targetAssignment$ === undefined ? createAssignment() : initStruct(targetAssignment$, createAssignment),
-    isClassic: isClassic$ === undefined ? false : isClassic$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -1391,19 +1264,6 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
@@ -1477,21 +1337,6 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partition$ = ownField(init, "partition");
-  const offset$ = ownField(init, "offset");
-  const v: TaskOffset = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partition: partition$ === undefined ? 0 : partition$,
-    offset: offset$ === undefined ? 0n : offset$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Assignment$size(v: Assignment, version: number, lens: number[]): number {
@@ -1637,21 +1482,6 @@ function Assignment$read(r: Reader, version: number): Assignment {
   }
 }
 
-/** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createAssignment(init: Init<Assignment> = {}): Assignment {
-  const activeTasks$ = ownField(init, "activeTasks");
-  const standbyTasks$ = ownField(init, "standbyTasks");
-  const warmupTasks$ = ownField(init, "warmupTasks");
-  const v: Assignment = {
-    activeTasks: activeTasks$ === undefined ? [] : initStructs(activeTasks$, createTaskIds),
-    standbyTasks: standbyTasks$ === undefined ? [] : initStructs(standbyTasks$, createTaskIds),
-    warmupTasks: warmupTasks$ === undefined ? [] : initStructs(warmupTasks$, createTaskIds),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -1730,19 +1560,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   }
 }
 
-/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partitions$ = ownField(init, "partitions");
-  const v: TaskIds = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -1802,19 +1619,6 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -1921,38 +1725,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   }
 }
 
-/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
-  const name$ = ownField(init, "name");
-  const partitions$ = ownField(init, "partitions");
-  const replicationFactor$ = ownField(init, "replicationFactor");
-  const topicConfigs$ = ownField(init, "topicConfigs");
-  const v: TopicInfo = {
-    name: name$ === undefined ? "" : name$,
-    partitions: partitions$ === undefined ? 0 : partitions$,
-    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
-    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
-/** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicPartitions(init: Init<TopicPartitions> = {}): TopicPartitions {
-  const topicId$ = ownField(init, "topicId");
-  const topicName$ = ownField(init, "topicName");
-  const partitions$ = ownField(init, "partitions");
-  const v: TopicPartitions = {
-    topicId: topicId$ === undefined ? "AAAAAAAAAAAAAAAAAAAAAA" : topicId$,
-    topicName: topicName$ === undefined ? "" : topicName$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 /**
  * The field table of StreamsGroupDescribeResponse: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -2041,6 +1813,60 @@ export const StreamsGroupDescribeResponse$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupDescribeResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupDescribeResponse = /*@__PURE__*/ tableCreate<StreamsGroupDescribeResponse>(
+  StreamsGroupDescribeResponse$fields,
+  "StreamsGroupDescribeResponse",
+);
+
+/** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createDescribedGroup = /*@__PURE__*/ tableCreate<DescribedGroup>(
+  StreamsGroupDescribeResponse$fields,
+  "DescribedGroup",
+);
+
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopology = /*@__PURE__*/ tableCreate<Topology>(StreamsGroupDescribeResponse$fields, "Topology");
+
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createSubtopology = /*@__PURE__*/ tableCreate<Subtopology>(
+  StreamsGroupDescribeResponse$fields,
+  "Subtopology",
+);
+
+/** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createMember = /*@__PURE__*/ tableCreate<Member>(StreamsGroupDescribeResponse$fields, "Member");
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupDescribeResponse$fields, "Endpoint");
+
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskOffset = /*@__PURE__*/ tableCreate<TaskOffset>(
+  StreamsGroupDescribeResponse$fields,
+  "TaskOffset",
+);
+
+/** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createAssignment = /*@__PURE__*/ tableCreate<Assignment>(
+  StreamsGroupDescribeResponse$fields,
+  "Assignment",
+);
+
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskIds = /*@__PURE__*/ tableCreate<TaskIds>(StreamsGroupDescribeResponse$fields, "TaskIds");
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupDescribeResponse$fields, "KeyValue");
+
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicInfo = /*@__PURE__*/ tableCreate<TopicInfo>(StreamsGroupDescribeResponse$fields, "TopicInfo");
+
+/** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicPartitions = /*@__PURE__*/ tableCreate<TopicPartitions>(
+  StreamsGroupDescribeResponse$fields,
+  "TopicPartitions",
+);
 
 /**
  * The codec of StreamsGroupDescribeResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.

@@ -2,7 +2,6 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
@@ -11,13 +10,11 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  ownField,
   ownUnknownTaggedFields,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -753,62 +750,6 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
   }
 }
 
-/** A new StreamsGroupHeartbeatRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupHeartbeatRequest(
-  init: Init<StreamsGroupHeartbeatRequest> = {},
-): StreamsGroupHeartbeatRequest {
-  const groupId$ = ownField(init, "groupId");
-  const memberId$ = ownField(init, "memberId");
-  const memberEpoch$ = ownField(init, "memberEpoch");
-  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
-  const topology$ = ownField(init, "topology");
-  const activeTasks$ = ownField(init, "activeTasks");
-  const standbyTasks$ = ownField(init, "standbyTasks");
-  const warmupTasks$ = ownField(init, "warmupTasks");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const taskOffsets$ = ownField(init, "taskOffsets");
-  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
-  const shutdownApplication$ = ownField(init, "shutdownApplication");
-  const v: StreamsGroupHeartbeatRequest = {
-    groupId: groupId$ === undefined ? "" : groupId$,
-    memberId: memberId$ === undefined ? "" : memberId$,
-    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
-    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
-    instanceId: instanceId$ === undefined ? null : instanceId$,
-    rackId: rackId$ === undefined ? null : rackId$,
-    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
-    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
-    activeTasks:
-      activeTasks$ === undefined ? null : activeTasks$ === null ? null : initStructs(activeTasks$, createTaskIds),
-    standbyTasks:
-      standbyTasks$ === undefined ? null : standbyTasks$ === null ? null : initStructs(standbyTasks$, createTaskIds),
-    warmupTasks:
-      warmupTasks$ === undefined ? null : warmupTasks$ === null ? null : initStructs(warmupTasks$, createTaskIds),
-    processId: processId$ === undefined ? null : processId$,
-    userEndpoint:
-      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
-    clientTags:
-      clientTags$ === undefined ? null : clientTags$ === null ? null : initStructs(clientTags$, createKeyValue),
-    taskOffsets:
-      taskOffsets$ === undefined ? null : taskOffsets$ === null ? null : initStructs(taskOffsets$, createTaskOffset),
-    taskEndOffsets:
-      taskEndOffsets$ === undefined
-        ? null
-        : taskEndOffsets$ === null
-          ? null
-          : initStructs(taskEndOffsets$, createTaskOffset),
-    shutdownApplication: shutdownApplication$ === undefined ? false : shutdownApplication$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Topology$size(v: Topology, version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -897,19 +838,6 @@ function Topology$read(r: Reader, version: number): Topology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopology(init: Init<Topology> = {}): Topology {
-  const epoch$ = ownField(init, "epoch");
-  const subtopologies$ = ownField(init, "subtopologies");
-  const v: Topology = {
-    epoch: epoch$ === undefined ? 0 : epoch$,
-    subtopologies: subtopologies$ === undefined ? [] : initStructs(subtopologies$, createSubtopology),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1155,31 +1083,6 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   }
 }
 
-/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
-  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
-  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const copartitionGroups$ = ownField(init, "copartitionGroups");
-  const v: Subtopology = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
-    stateChangelogTopics:
-      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
-    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
-    repartitionSourceTopics:
-      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
-    copartitionGroups: copartitionGroups$ === undefined ? [] : initStructs(copartitionGroups$, createCopartitionGroup),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: number[]): number {
   let f = "";
   let i = -1;
@@ -1296,21 +1199,6 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
   }
 }
 
-/** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createCopartitionGroup(init: Init<CopartitionGroup> = {}): CopartitionGroup {
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const v: CopartitionGroup = {
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
-    repartitionSourceTopics: repartitionSourceTopics$ === undefined ? [] : repartitionSourceTopics$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -1370,19 +1258,6 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -1489,23 +1364,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   }
 }
 
-/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
-  const name$ = ownField(init, "name");
-  const partitions$ = ownField(init, "partitions");
-  const replicationFactor$ = ownField(init, "replicationFactor");
-  const topicConfigs$ = ownField(init, "topicConfigs");
-  const v: TopicInfo = {
-    name: name$ === undefined ? "" : name$,
-    partitions: partitions$ === undefined ? 0 : partitions$,
-    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
-    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -1569,19 +1427,6 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
@@ -1655,21 +1500,6 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partition$ = ownField(init, "partition");
-  const offset$ = ownField(init, "offset");
-  const v: TaskOffset = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partition: partition$ === undefined ? 0 : partition$,
-    offset: offset$ === undefined ? 0n : offset$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
@@ -1750,19 +1580,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   }
 }
 
-/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partitions$ = ownField(init, "partitions");
-  const v: TaskIds = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 /**
  * The field table of StreamsGroupHeartbeatRequest: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -1834,6 +1651,45 @@ export const StreamsGroupHeartbeatRequest$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupHeartbeatRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupHeartbeatRequest = /*@__PURE__*/ tableCreate<StreamsGroupHeartbeatRequest>(
+  StreamsGroupHeartbeatRequest$fields,
+  "StreamsGroupHeartbeatRequest",
+);
+
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopology = /*@__PURE__*/ tableCreate<Topology>(StreamsGroupHeartbeatRequest$fields, "Topology");
+
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createSubtopology = /*@__PURE__*/ tableCreate<Subtopology>(
+  StreamsGroupHeartbeatRequest$fields,
+  "Subtopology",
+);
+
+/** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createCopartitionGroup = /*@__PURE__*/ tableCreate<CopartitionGroup>(
+  StreamsGroupHeartbeatRequest$fields,
+  "CopartitionGroup",
+);
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupHeartbeatRequest$fields, "KeyValue");
+
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicInfo = /*@__PURE__*/ tableCreate<TopicInfo>(StreamsGroupHeartbeatRequest$fields, "TopicInfo");
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupHeartbeatRequest$fields, "Endpoint");
+
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskOffset = /*@__PURE__*/ tableCreate<TaskOffset>(
+  StreamsGroupHeartbeatRequest$fields,
+  "TaskOffset",
+);
+
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskIds = /*@__PURE__*/ tableCreate<TaskIds>(StreamsGroupHeartbeatRequest$fields, "TaskIds");
 
 /**
  * The codec of StreamsGroupHeartbeatRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.

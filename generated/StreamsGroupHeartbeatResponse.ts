@@ -2,7 +2,6 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
@@ -11,13 +10,11 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  ownField,
   ownUnknownTaggedFields,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -555,53 +552,6 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
   }
 }
 
-/** A new StreamsGroupHeartbeatResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupHeartbeatResponse(
-  init: Init<StreamsGroupHeartbeatResponse> = {},
-): StreamsGroupHeartbeatResponse {
-  const throttleTimeMs$ = ownField(init, "throttleTimeMs");
-  const errorCode$ = ownField(init, "errorCode");
-  const errorMessage$ = ownField(init, "errorMessage");
-  const memberId$ = ownField(init, "memberId");
-  const memberEpoch$ = ownField(init, "memberEpoch");
-  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
-  const heartbeatIntervalMs$ = ownField(init, "heartbeatIntervalMs");
-  const acceptableRecoveryLag$ = ownField(init, "acceptableRecoveryLag");
-  const taskOffsetIntervalMs$ = ownField(init, "taskOffsetIntervalMs");
-  const status$ = ownField(init, "status");
-  const activeTasks$ = ownField(init, "activeTasks");
-  const standbyTasks$ = ownField(init, "standbyTasks");
-  const warmupTasks$ = ownField(init, "warmupTasks");
-  const partitionsByUserEndpoint$ = ownField(init, "partitionsByUserEndpoint");
-  const v: StreamsGroupHeartbeatResponse = {
-    throttleTimeMs: throttleTimeMs$ === undefined ? 0 : throttleTimeMs$,
-    errorCode: errorCode$ === undefined ? 0 : errorCode$,
-    errorMessage: errorMessage$ === undefined ? null : errorMessage$,
-    memberId: memberId$ === undefined ? "" : memberId$,
-    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
-    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
-    heartbeatIntervalMs: heartbeatIntervalMs$ === undefined ? 0 : heartbeatIntervalMs$,
-    acceptableRecoveryLag: acceptableRecoveryLag$ === undefined ? 0 : acceptableRecoveryLag$,
-    taskOffsetIntervalMs: taskOffsetIntervalMs$ === undefined ? 0 : taskOffsetIntervalMs$,
-    status: status$ === undefined ? null : status$ === null ? null : initStructs(status$, createStatus),
-    activeTasks:
-      activeTasks$ === undefined ? null : activeTasks$ === null ? null : initStructs(activeTasks$, createTaskIds),
-    standbyTasks:
-      standbyTasks$ === undefined ? null : standbyTasks$ === null ? null : initStructs(standbyTasks$, createTaskIds),
-    warmupTasks:
-      warmupTasks$ === undefined ? null : warmupTasks$ === null ? null : initStructs(warmupTasks$, createTaskIds),
-    partitionsByUserEndpoint:
-      partitionsByUserEndpoint$ === undefined
-        ? null
-        : partitionsByUserEndpoint$ === null
-          ? null
-          : initStructs(partitionsByUserEndpoint$, createEndpointToPartitions),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function EndpointToPartitions$size(v: EndpointToPartitions, version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -721,21 +671,6 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
   }
 }
 
-/** A new EndpointToPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpointToPartitions(init: Init<EndpointToPartitions> = {}): EndpointToPartitions {
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const activePartitions$ = ownField(init, "activePartitions");
-  const standbyPartitions$ = ownField(init, "standbyPartitions");
-  const v: EndpointToPartitions = {
-    userEndpoint: userEndpoint$ === undefined ? createEndpoint() : initStruct(userEndpoint$, createEndpoint),
-    activePartitions: activePartitions$ === undefined ? [] : initStructs(activePartitions$, createTopicPartition),
-    standbyPartitions: standbyPartitions$ === undefined ? [] : initStructs(standbyPartitions$, createTopicPartition),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Status$size(v: Status, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -799,19 +734,6 @@ function Status$read(r: Reader, _version: number): Status {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-/** A new Status: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStatus(init: Init<Status> = {}): Status {
-  const statusCode$ = ownField(init, "statusCode");
-  const statusDetail$ = ownField(init, "statusDetail");
-  const v: Status = {
-    statusCode: statusCode$ === undefined ? 0 : statusCode$,
-    statusDetail: statusDetail$ === undefined ? "" : statusDetail$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TopicPartition$size(v: TopicPartition, _version: number, lens: number[]): number {
@@ -892,19 +814,6 @@ function TopicPartition$read(r: Reader, _version: number): TopicPartition {
   }
 }
 
-/** A new TopicPartition: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicPartition(init: Init<TopicPartition> = {}): TopicPartition {
-  const topic$ = ownField(init, "topic");
-  const partitions$ = ownField(init, "partitions");
-  const v: TopicPartition = {
-    topic: topic$ === undefined ? "" : topic$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
   let f = "";
   let i = -1;
@@ -983,19 +892,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   }
 }
 
-/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partitions$ = ownField(init, "partitions");
-  const v: TaskIds = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -1061,19 +957,6 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   }
 }
 
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 /**
  * The field table of StreamsGroupHeartbeatResponse: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -1122,6 +1005,33 @@ export const StreamsGroupHeartbeatResponse$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupHeartbeatResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupHeartbeatResponse = /*@__PURE__*/ tableCreate<StreamsGroupHeartbeatResponse>(
+  StreamsGroupHeartbeatResponse$fields,
+  "StreamsGroupHeartbeatResponse",
+);
+
+/** A new EndpointToPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpointToPartitions = /*@__PURE__*/ tableCreate<EndpointToPartitions>(
+  StreamsGroupHeartbeatResponse$fields,
+  "EndpointToPartitions",
+);
+
+/** A new Status: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStatus = /*@__PURE__*/ tableCreate<Status>(StreamsGroupHeartbeatResponse$fields, "Status");
+
+/** A new TopicPartition: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicPartition = /*@__PURE__*/ tableCreate<TopicPartition>(
+  StreamsGroupHeartbeatResponse$fields,
+  "TopicPartition",
+);
+
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskIds = /*@__PURE__*/ tableCreate<TaskIds>(StreamsGroupHeartbeatResponse$fields, "TaskIds");
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupHeartbeatResponse$fields, "Endpoint");
 
 /**
  * The codec of StreamsGroupHeartbeatResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.

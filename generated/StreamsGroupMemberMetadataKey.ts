@@ -2,14 +2,13 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type Writer,
   defineMessage,
-  ownField,
   sizeString,
+  tableCreate,
   withPath,
 } from "../src/codegen/v1.js";
 
@@ -83,19 +82,6 @@ function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): Stream
   }
 }
 
-/** A new StreamsGroupMemberMetadataKey: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupMemberMetadataKey(
-  init: Init<StreamsGroupMemberMetadataKey> = {},
-): StreamsGroupMemberMetadataKey {
-  const groupId$ = ownField(init, "groupId");
-  const memberId$ = ownField(init, "memberId");
-  const v: StreamsGroupMemberMetadataKey = {
-    groupId: groupId$ === undefined ? "" : groupId$,
-    memberId: memberId$ === undefined ? "" : memberId$,
-  };
-  return v;
-}
-
 /**
  * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -111,6 +97,12 @@ export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupMemberMetadataKey: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupMemberMetadataKey = /*@__PURE__*/ tableCreate<StreamsGroupMemberMetadataKey>(
+  StreamsGroupMemberMetadataKey$fields,
+  "StreamsGroupMemberMetadataKey",
+);
 
 /**
  * The codec of StreamsGroupMemberMetadataKey: encode, decode, size, create and Kafka's JSON form, for versions 0.

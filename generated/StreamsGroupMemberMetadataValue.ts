@@ -2,7 +2,6 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
@@ -11,13 +10,11 @@ import {
   arrayLength,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  ownField,
   ownUnknownTaggedFields,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -266,35 +263,6 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   }
 }
 
-/** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupMemberMetadataValue(
-  init: Init<StreamsGroupMemberMetadataValue> = {},
-): StreamsGroupMemberMetadataValue {
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const clientId$ = ownField(init, "clientId");
-  const clientHost$ = ownField(init, "clientHost");
-  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
-  const topologyId$ = ownField(init, "topologyId");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const v: StreamsGroupMemberMetadataValue = {
-    instanceId: instanceId$ === undefined ? "" : instanceId$,
-    rackId: rackId$ === undefined ? "" : rackId$,
-    clientId: clientId$ === undefined ? "" : clientId$,
-    clientHost: clientHost$ === undefined ? "" : clientHost$,
-    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
-    topologyId: topologyId$ === undefined ? "" : topologyId$,
-    processId: processId$ === undefined ? "" : processId$,
-    userEndpoint: userEndpoint$ === undefined ? createEndpoint() : initStruct(userEndpoint$, createEndpoint),
-    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -360,19 +328,6 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
   }
 }
 
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
   const i = -1;
@@ -434,19 +389,6 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
   }
 }
 
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 /**
  * The field table of StreamsGroupMemberMetadataValue: its schema as data, for interpreters (decoding with byte spans,
  * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
@@ -477,6 +419,18 @@ export const StreamsGroupMemberMetadataValue$fields: MessageTable = {
     ],
   },
 };
+
+/** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupMemberMetadataValue = /*@__PURE__*/ tableCreate<StreamsGroupMemberMetadataValue>(
+  StreamsGroupMemberMetadataValue$fields,
+  "StreamsGroupMemberMetadataValue",
+);
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupMemberMetadataValue$fields, "Endpoint");
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupMemberMetadataValue$fields, "KeyValue");
 
 /**
  * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.

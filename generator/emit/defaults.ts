@@ -5,9 +5,9 @@
  */
 
 import type { DefaultValue, FieldSpec, StructSpec } from "../schema/model.js";
-import { structOf, tsFieldType } from "../schema/wire-types.js";
+import { structOf } from "../schema/wire-types.js";
 import { Code, stringLiteral } from "./code.js";
-import { fieldMark, signature, type ModuleContext } from "./context.js";
+import { fieldMark, type ModuleContext } from "./context.js";
 
 /** The name of a struct's exported factory: `createTopology` for `Topology`. */
 export function createName(struct: StructSpec): string {
@@ -127,84 +127,20 @@ export class Defaults {
 
 /**
  * `createX(init)`: a new struct with `init`'s fields and every omitted one at its default; struct
- * fields and arrays of structs go through their own `createY`, so defaults fill every depth.
+ * fields and arrays of structs go through their own `createY`, so defaults fill every depth. The
+ * runtime does it from the field table (`tableCreate`); the module defines the table first.
  */
-export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
+export function createFunction(ctx: ModuleContext, struct: StructSpec, table: string): string {
   const S = struct.name;
   const fn = new Code();
   fn.line(`/** A new ${S}: the fields of \`init\`, and every field it omits (at any depth) at its schema default. */`);
-  const head = signature(
-    fn,
-    `export function ${createName(struct)}(`,
-    [`init: ${ctx.rt("Init")}<${S}> = {}`],
-    `): ${S}`,
-  );
-  fn.block(head, () => {
-    // Every field reads only an own property of `init`, into a local: neither a member of
-    // Object.prototype (`toString`) nor a value a polluted prototype adds stands in for an omitted field.
-    for (const f of struct.fields) {
-      fn.line(`const ${f.propertyName}$ = ${ctx.rt("ownField")}(init, ${JSON.stringify(f.propertyName)});`);
-    }
-    if (struct.fields.length === 0) fn.line(`const v: ${S} = {};`);
-    else {
-      fn.block(
-        `const v: ${S} =`,
-        () => {
-          for (const f of struct.fields) property(fn, f.propertyName, initValue(ctx, f, `${f.propertyName}$`));
-        },
-        "};",
-      );
-    }
-    if (ctx.keepsUnknownTaggedFields(struct)) {
-      fn.line(`const unknown = ${ctx.rt("ownUnknownTaggedFields")}(init);`);
-      fn.line("if (unknown !== undefined) v._unknownTaggedFields = unknown;");
-    }
-    fn.line("return v;");
-  });
+  // Typed by tableCreate: `(init?: Init<S>) => S`.
+  const head = `export const ${createName(struct)} =`;
+  const call = `/*@__PURE__*/ ${ctx.rt("tableCreate")}<${S}>(`;
+  const args = [table, JSON.stringify(S)];
+  // As prettier breaks it: the arguments first, the call after `=` when even its head is too long.
+  if (fn.fits(`${head} ${call}${args.join(", ")});`)) fn.line(`${head} ${call}${args.join(", ")});`);
+  else if (fn.fits(`${head} ${call}`)) fn.list(`${head} ${call}`, args, ");");
+  else fn.line(head).indented(() => fn.list(call, args, ");"));
   return fn.toString();
-}
-
-/** A chain of conditionals: `tests[0] ? values[0] : tests[1] ? values[1] : … : otherwise`. */
-interface Conditional {
-  readonly tests: readonly (readonly [test: string, value: string])[];
-  readonly otherwise: string;
-}
-
-/**
- * `name: value,` in an object literal, laid out as prettier does: on one line, else the value on
- * the next line, else each branch of the conditional on a line of its own, nested ones deeper.
- */
-function property(code: Code, name: string, value: Conditional): void {
-  const flat = [...value.tests.map(([t, v]) => `${t} ? ${v} : `), value.otherwise].join("");
-  if (code.fits(`${name}: ${flat},`)) {
-    code.line(`${name}: ${flat},`);
-    return;
-  }
-  code.line(`${name}:`);
-  code.indented(() => {
-    if (code.fits(`${flat},`)) {
-      code.line(`${flat},`);
-      return;
-    }
-    const branch = (k: number): void => {
-      const [test, then] = value.tests[k]!;
-      code.line(k === 0 ? test : `: ${test}`);
-      code.indented(() => {
-        code.line(`? ${then}`);
-        if (k + 1 < value.tests.length) branch(k + 1);
-        else code.line(`: ${value.otherwise},`);
-      });
-    };
-    branch(0);
-  });
-}
-
-/** A field's value in `createX`: its default when `init` omits it, else `init`'s (created when a struct). */
-function initValue(ctx: ModuleContext, field: FieldSpec, x: string): Conditional {
-  const struct = structOf(field.type);
-  const tests: [string, string][] = [[`${x} === undefined`, literal(field.default, field)]];
-  if (struct === null) return { tests, otherwise: x };
-  const helper = ctx.rt(field.type.kind === "array" ? "initStructs" : "initStruct");
-  if (tsFieldType(field).endsWith(" | null")) tests.push([`${x} === null`, "null"]);
-  return { tests, otherwise: `${helper}(${x}, ${createName(struct)})` };
 }

@@ -31,11 +31,13 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
     if (versions === undefined) continue; // a common struct no field uses: its interface is enough
     encode.emitStruct(struct, versions);
     decode.emitStruct(struct, versions);
-    ctx.functions.push(createFunction(ctx, struct));
     emitted.push(struct);
   }
-  // Every struct has its exported factory, also those without functions of their own.
-  for (const struct of spec.structs) if (!emitted.includes(struct)) ctx.functions.push(createFunction(ctx, struct));
+  // Every struct has its exported factory, also those without functions of their own; after the
+  // table they are made from.
+  const creates = [...emitted, ...spec.structs.filter((s) => !emitted.includes(s))].map((s) =>
+    createFunction(ctx, s, tableName(spec)),
+  );
 
   const out = new Code();
   out.append(header({ version: options.generatorVersion, source: options.sourceLabel, command: options.command }));
@@ -49,6 +51,8 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   body.line("");
   // Before the codec, which refers to it (Kafka's JSON form is interpreted from it).
   body.append(emitTable(ctx));
+  body.line("");
+  body.append(creates.join("\n\n"));
   body.line("");
   emitCodec(body, spec, options.sourceLabel);
   // The import last: only now is every runtime name the module uses known.

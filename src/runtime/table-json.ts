@@ -36,7 +36,7 @@ import {
 import { ownUnknownTaggedFields } from "./writer.js";
 
 /** A field as the JSON interpreter needs it, independent of the version. */
-interface JsonField {
+export interface JsonField {
   readonly name: string;
   /** The primitive of the field or of its elements; null for structs. */
   readonly primitive: PrimitiveName | null;
@@ -55,12 +55,14 @@ interface JsonField {
   readonly isDefault: (x: unknown) => boolean;
 }
 
-interface JsonStruct {
+export interface JsonStruct {
   readonly name: string;
   readonly fields: readonly JsonField[];
   readonly keys: readonly string[];
   /** Whether the struct has a tagged-field section in a version its message reaches it in. */
   readonly taggedSection: boolean;
+  /** Whether its values keep unknown tagged fields: it has a section, or it is reached in no version. */
+  readonly keepsUnknown: boolean;
 }
 
 const NONE: TableVersions = { lowest: 0, highest: -1 };
@@ -108,7 +110,8 @@ function reachedVersions(table: MessageTable): Map<string, TableVersions> {
   return reached;
 }
 
-function structsOf(table: MessageTable): Map<string, JsonStruct> {
+/** The table's structs as the interpreters use them (compiled once per table). */
+export function structsOf(table: MessageTable): Map<string, JsonStruct> {
   let structs = compiled.get(table);
   if (structs !== undefined) return structs;
   structs = new Map();
@@ -160,7 +163,8 @@ function structsOf(table: MessageTable): Map<string, JsonStruct> {
         isDefault,
       };
     });
-    structs.set(name, { name, fields, keys: fields.map((f) => f.name), taggedSection });
+    const keepsUnknown = taggedSection || ctx === undefined;
+    structs.set(name, { name, fields, keys: fields.map((f) => f.name), taggedSection, keepsUnknown });
   }
   compiled.set(table, structs);
   return structs;
