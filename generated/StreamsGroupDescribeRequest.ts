@@ -116,19 +116,8 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
     }
     f = "includeAuthorizedOperations";
     const $includeAuthorizedOperations = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupDescribeRequest = {
       groupIds: $groupIds,
       includeAuthorizedOperations: $includeAuthorizedOperations,

@@ -493,19 +493,8 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
       i = -1;
       $groups = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupDescribeResponse = {
       throttleTimeMs: $throttleTimeMs,
       groups: $groups,
@@ -653,19 +642,8 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     const p3 = r.pos;
     const $authorizedOperations = (r.buf[p3]! << 24) | (r.buf[p3 + 1]! << 16) | (r.buf[p3 + 2]! << 8) | r.buf[p3 + 3]!;
     r.pos = p3 + 4;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: DescribedGroup = {
       errorCode: $errorCode,
       errorMessage: $errorMessage,
@@ -773,19 +751,8 @@ function Topology$read(r: Reader, version: number): Topology {
         $subtopologies = a;
       }
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Topology = {
       epoch: $epoch,
       subtopologies: $subtopologies,
@@ -961,19 +928,8 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       i = -1;
       $repartitionSourceTopics = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Subtopology = {
       subtopologyId: $subtopologyId,
       sourceTopics: $sourceTopics,
@@ -1218,19 +1174,8 @@ function Member$read(r: Reader, version: number): Member {
     }
     f = "isClassic";
     const $isClassic = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Member = {
       memberId: $memberId,
       memberEpoch: $memberEpoch,
@@ -1308,19 +1253,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
     r.pos = p1 + 2;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -1391,19 +1325,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     r.pos = p1 + 4;
     f = "offset";
     const $offset = r.int64Unchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskOffset = {
       subtopologyId: $subtopologyId,
       partition: $partition,
@@ -1545,19 +1468,8 @@ function Assignment$read(r: Reader, version: number): Assignment {
       i = -1;
       $warmupTasks = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Assignment = {
       activeTasks: $activeTasks,
       standbyTasks: $standbyTasks,
@@ -1635,19 +1547,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskIds = {
       subtopologyId: $subtopologyId,
       partitions: $partitions,
@@ -1707,19 +1608,8 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,
@@ -1820,19 +1710,8 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       i = -1;
       $topicConfigs = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TopicInfo = {
       name: $name,
       partitions: $partitions,

@@ -722,19 +722,8 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
     }
     f = "shutdownApplication";
     const $shutdownApplication = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupHeartbeatRequest = {
       groupId: $groupId,
       memberId: $memberId,
@@ -838,19 +827,8 @@ function Topology$read(r: Reader, version: number): Topology {
       i = -1;
       $subtopologies = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Topology = {
       epoch: $epoch,
       subtopologies: $subtopologies,
@@ -1087,19 +1065,8 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       i = -1;
       $copartitionGroups = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Subtopology = {
       subtopologyId: $subtopologyId,
       sourceTopics: $sourceTopics,
@@ -1218,19 +1185,8 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
       r.pos += n * 2;
       $repartitionSourceTopics = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: CopartitionGroup = {
       sourceTopics: $sourceTopics,
       sourceTopicRegex: $sourceTopicRegex,
@@ -1291,19 +1247,8 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,
@@ -1404,19 +1349,8 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       i = -1;
       $topicConfigs = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TopicInfo = {
       name: $name,
       partitions: $partitions,
@@ -1482,19 +1416,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
     r.pos = p1 + 2;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -1565,19 +1488,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     r.pos = p1 + 4;
     f = "offset";
     const $offset = r.int64Unchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskOffset = {
       subtopologyId: $subtopologyId,
       partition: $partition,
@@ -1655,19 +1567,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskIds = {
       subtopologyId: $subtopologyId,
       partitions: $partitions,

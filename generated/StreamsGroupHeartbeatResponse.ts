@@ -527,19 +527,8 @@ function StreamsGroupHeartbeatResponse$read(r: Reader, version: number): Streams
         $partitionsByUserEndpoint = a;
       }
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupHeartbeatResponse = {
       throttleTimeMs: $throttleTimeMs,
       errorCode: $errorCode,
@@ -668,19 +657,8 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
       i = -1;
       $standbyPartitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: EndpointToPartitions = {
       userEndpoint: $userEndpoint,
       activePartitions: $activePartitions,
@@ -745,19 +723,8 @@ function Status$read(r: Reader, _version: number): Status {
     r.pos = p1 + 1;
     f = "statusDetail";
     const $statusDetail = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Status = {
       statusCode: $statusCode,
       statusDetail: $statusDetail,
@@ -834,19 +801,8 @@ function TopicPartition$read(r: Reader, _version: number): TopicPartition {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TopicPartition = {
       topic: $topic,
       partitions: $partitions,
@@ -923,19 +879,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskIds = {
       subtopologyId: $subtopologyId,
       partitions: $partitions,
@@ -999,19 +944,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
     r.pos = p1 + 2;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,

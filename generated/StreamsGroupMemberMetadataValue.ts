@@ -243,19 +243,8 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
       i = -1;
       $clientTags = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupMemberMetadataValue = {
       instanceId: $instanceId,
       rackId: $rackId,
@@ -326,19 +315,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -398,19 +376,8 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,

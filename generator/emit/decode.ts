@@ -118,15 +118,16 @@ export class DecodeEmitter {
     }
     for (const emit of reads) emit();
     const hasTaggedSection = !flexible.intersect(ctx).isEmpty();
-    if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
-    read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c));
+    // Read in every version: a const; in some: declared before the branch.
+    const always = condition(flexible, ctx).kind === "always";
+    if (hasTaggedSection && !always) read.line(`let unknown: ${this.ctx.rt("UnknownTaggedField")}[] | undefined;`);
+    read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c, always ? "const " : ""));
     read.object(
       `const o: ${S} =`,
       struct.fields.map((f) => `${f.propertyName}: $${f.propertyName},`),
     );
     if (hasTaggedSection) read.line("if (unknown !== undefined) o._unknownTaggedFields = unknown;");
     read.line("return o;");
-    if (hasTaggedSection) this.ctx.rt("UnknownTaggedField");
     this.ctx.functions.push(
       structFunction(
         this.ctx,
@@ -141,45 +142,43 @@ export class DecodeEmitter {
     );
   }
 
-  /** The tagged-field section: known tags into their locals, unknown ones kept in order. */
-  private readTaggedSection(read: Code, struct: StructSpec, c: Versions): void {
+  /**
+   * The tagged-field section, read by the runtime (`r.taggedSection`): known tags into their
+   * locals (by a callback that names the field for errors), unknown ones kept in order.
+   */
+  private readTaggedSection(read: Code, struct: StructSpec, c: Versions, declare: string): void {
     const tagged = taggedFields(struct);
     read.line('f = "";');
-    read.line("const count = r.uvarint();");
-    read.line("let previous = -1;");
-    read.block("for (let t = 0; t < count; t++)", () => {
-      read.line('f = "";');
-      read.line("const at = r.pos;");
-      read.line("const tag = r.uvarint();");
-      read.line("r.checkTagOrder(tag, previous, at);");
-      read.line("previous = tag;");
-      read.line("const end = r.taggedFieldEnd();");
-      let first = true;
-      for (const field of tagged) {
-        read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
-        first = false;
-        read.indented(() => {
-          read.line(fieldMark(field));
-          // Kafka's reader rejects a known tag in a version where the field is not tagged.
-          read.ifVersion(
-            field.taggedVersions.intersect(c),
-            c,
-            (c2) => {
-              this.readField(read, field, `$${field.propertyName}`, c2, true);
-              read.line("r.endTaggedField(tag, end);");
-            },
-            () => read.line("throw r.tagNotInVersion(tag, version, at);"),
-          );
-        });
-      }
-      if (first) {
-        read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));");
-      } else {
-        read.line("} else {");
-        read.indented(() => read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));"));
-        read.line("}");
-      }
-    });
+    if (tagged.length === 0) {
+      read.line(`${declare}unknown = r.taggedSection();`);
+      return;
+    }
+    // `at` only where a known tag can come in a version that does not tag its field.
+    const checksVersion = tagged.some((field) => condition(field.taggedVersions.intersect(c), c).kind !== "always");
+    read.nest(
+      `${declare}unknown = r.taggedSection((tag, end${checksVersion ? ", at" : ""}) => {`,
+      () => {
+        for (const field of tagged) {
+          read.block(`if (tag === ${field.tag})`, () => {
+            read.line(fieldMark(field));
+            // Kafka's reader rejects a known tag in a version where the field is not tagged.
+            read.ifVersion(
+              field.taggedVersions.intersect(c),
+              c,
+              (c2) => {
+                this.readField(read, field, `$${field.propertyName}`, c2, true);
+                read.line("r.endTaggedField(tag, end);");
+                read.line('f = "";');
+                read.line("return true;");
+              },
+              () => read.line("throw r.tagNotInVersion(tag, version, at);"),
+            );
+          });
+        }
+        read.line("return false;");
+      },
+      "});",
+    );
   }
 
   /** Emits `target = <read value>;`, flexible or not, nullable or not as `ctx` decides. */
