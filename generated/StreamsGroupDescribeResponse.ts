@@ -1203,7 +1203,6 @@ function Member$read(r: Reader, version: number): Member {
 
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -1219,13 +1218,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -1236,13 +1234,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -1262,13 +1259,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "subtopologyId";
@@ -1285,13 +1281,12 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
@@ -1304,13 +1299,12 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
@@ -1335,7 +1329,7 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
@@ -1562,7 +1556,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
 
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -1579,13 +1572,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -1596,13 +1588,12 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
@@ -1617,7 +1608,7 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 

@@ -1201,7 +1201,6 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
 
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -1218,13 +1217,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -1235,13 +1233,12 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
@@ -1256,7 +1253,7 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
@@ -1366,7 +1363,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
 
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -1382,13 +1378,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -1399,13 +1394,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -1425,13 +1419,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "subtopologyId";
@@ -1448,13 +1441,12 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
@@ -1467,13 +1459,12 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
@@ -1498,7 +1489,7 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 

@@ -673,7 +673,6 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
 
 function Status$size(v: Status, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     size += 1;
@@ -689,13 +688,12 @@ function Status$size(v: Status, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Status$write(w: Writer, v: Status, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "statusCode";
     w.int8(v.statusCode);
@@ -706,13 +704,12 @@ function Status$write(w: Writer, v: Status, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Status$read(r: Reader, _version: number): Status {
   let f = "";
-  const i = -1;
   try {
     if (r.remaining() < 1) {
       f = "statusCode";
@@ -732,7 +729,7 @@ function Status$read(r: Reader, _version: number): Status {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
@@ -894,7 +891,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
 
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -910,13 +906,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -927,13 +922,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -953,7 +947,7 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 

@@ -38,7 +38,6 @@ function StreamsGroupMemberMetadataKey$size(
   lens: number[],
 ): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "groupId";
@@ -47,26 +46,24 @@ function StreamsGroupMemberMetadataKey$size(
     size += sizeString(v.memberId, lens);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function StreamsGroupMemberMetadataKey$write(w: Writer, v: StreamsGroupMemberMetadataKey, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "groupId";
     w.string(v.groupId);
     f = "memberId";
     w.string(v.memberId);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): StreamsGroupMemberMetadataKey {
   let f = "";
-  const i = -1;
   try {
     f = "groupId";
     const $groupId = r.string();
@@ -78,7 +75,7 @@ function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): Stream
     };
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 

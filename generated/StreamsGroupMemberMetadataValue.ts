@@ -265,7 +265,6 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
 
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -281,13 +280,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -298,13 +296,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -324,13 +321,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -347,13 +343,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -364,13 +359,12 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
@@ -385,7 +379,7 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 

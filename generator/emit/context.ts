@@ -115,9 +115,12 @@ export function structFunction(
   const fn = new Code();
   fn.block(signature(fn, `function ${name}(`, unusedPrefixed(params, `${text}\n${offset}`), `): ${returnType}`), () => {
     fn.line('let f = "";');
-    fn.line(usesArrays ? "let i = -1;" : "const i = -1;");
+    // No arrays: no index (-1) to name in errors.
+    if (usesArrays) fn.line("let i = -1;");
     fn.block("try", () => fn.append(text), "} catch (e) {");
-    fn.indented(() => fn.line(`throw ${ctx.rt("withPath")}(e, f, i, ${offset}, ${decoding});`));
+    fn.indented(() =>
+      fn.line(`throw ${ctx.rt("withPath")}(e, f, ${usesArrays ? "i" : "-1"}, ${offset}, ${decoding});`),
+    );
     fn.line("}");
   });
   return fn.toString();
