@@ -201,7 +201,6 @@ async function compile(
     schemaLabels: entries.map((e) => e.label),
     runtimeImport: runtimeUrl,
     cwd,
-    format: false,
   });
   try {
     await mkdir(root, { recursive: true });

@@ -2,26 +2,17 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   defineMessage,
-  jsonField,
-  jsonString,
-  missingJsonField,
-  ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonBool,
-  readJsonObject,
-  readJsonString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -125,19 +116,8 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
     }
     f = "includeAuthorizedOperations";
     const $includeAuthorizedOperations = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupDescribeRequest = {
       groupIds: $groupIds,
       includeAuthorizedOperations: $includeAuthorizedOperations,
@@ -149,91 +129,27 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
   }
 }
 
-function StreamsGroupDescribeRequest$toJson(v: StreamsGroupDescribeRequest, _version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "groupIds";
-    out += ',"groupIds":';
-    {
-      const a = v.groupIds;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "includeAuthorizedOperations";
-    out += ',"includeAuthorizedOperations":';
-    out += v.includeAuthorizedOperations ? "true" : "false";
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupDescribeRequest$fromJson(json: unknown, version: number): StreamsGroupDescribeRequest {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["groupIds", "includeAuthorizedOperations"]);
-    f = "groupIds";
-    let $groupIds: string[];
-    {
-      const j = jsonField(o, "groupIds");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $groupIds = a;
-        }
-      }
-    }
-    f = "includeAuthorizedOperations";
-    let $includeAuthorizedOperations: boolean;
-    {
-      const j = jsonField(o, "includeAuthorizedOperations");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $includeAuthorizedOperations = readJsonBool(j);
-      }
-    }
-    return {
-      groupIds: $groupIds,
-      includeAuthorizedOperations: $includeAuthorizedOperations,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
+/**
+ * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupDescribeRequest$fields: MessageTable = {
+  name: "StreamsGroupDescribeRequest",
+  validVersions: "0",
+  flexibleVersions: "0+",
+  structs: {
+    StreamsGroupDescribeRequest: [
+      ["groupIds", "[]string", "0", { entityType: "groupId" }],
+      ["includeAuthorizedOperations", "bool", "0"],
+    ],
+  },
+};
 
 /** A new StreamsGroupDescribeRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupDescribeRequest(
-  init: Init<StreamsGroupDescribeRequest> = {},
-): StreamsGroupDescribeRequest {
-  const groupIds$ = ownField(init, "groupIds");
-  const includeAuthorizedOperations$ = ownField(init, "includeAuthorizedOperations");
-  const v: StreamsGroupDescribeRequest = {
-    groupIds: groupIds$ === undefined ? [] : groupIds$,
-    includeAuthorizedOperations: includeAuthorizedOperations$ === undefined ? false : includeAuthorizedOperations$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
+export const createStreamsGroupDescribeRequest = /*@__PURE__*/ tableCreate<StreamsGroupDescribeRequest>(
+  StreamsGroupDescribeRequest$fields,
+  "StreamsGroupDescribeRequest",
+);
 
 /**
  * The codec of StreamsGroupDescribeRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
@@ -258,23 +174,5 @@ export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeReque
   write: StreamsGroupDescribeRequest$write,
   read: StreamsGroupDescribeRequest$read,
   create: createStreamsGroupDescribeRequest,
-  toJson: StreamsGroupDescribeRequest$toJson,
-  fromJson: StreamsGroupDescribeRequest$fromJson,
+  fields: StreamsGroupDescribeRequest$fields,
 });
-
-/**
- * The field table of StreamsGroupDescribeRequest: its schema as data, for interpreters (decoding with byte spans,
- * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
- */
-export const StreamsGroupDescribeRequest$fields: MessageTable = {
-  name: "StreamsGroupDescribeRequest",
-  validVersions: "0",
-  flexibleVersions: "0+",
-  structs: {
-    StreamsGroupDescribeRequest: [
-      ["groupIds", "[]string", "0", { entityType: "groupId" }],
-      ["includeAuthorizedOperations", "bool", "0"],
-    ],
-  },
-};
-// kafka-wire fingerprint 25604c8f04e4197b7ea9.ff263b60882b190aebe2

@@ -2,33 +2,19 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  jsonField,
-  jsonNullableString,
-  jsonString,
-  missingJsonField,
-  ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonBool,
-  readJsonInt,
-  readJsonInt64,
-  readJsonObject,
-  readJsonString,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -507,19 +493,8 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
       i = -1;
       $groups = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupDescribeResponse = {
       throttleTimeMs: $throttleTimeMs,
       groups: $groups,
@@ -529,92 +504,6 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function StreamsGroupDescribeResponse$toJson(v: StreamsGroupDescribeResponse, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "throttleTimeMs";
-    out += ',"throttleTimeMs":';
-    out += String(v.throttleTimeMs);
-    f = "groups";
-    out += ',"groups":';
-    {
-      const a = v.groups;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += DescribedGroup$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupDescribeResponse$fromJson(json: unknown, version: number): StreamsGroupDescribeResponse {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["throttleTimeMs", "groups"]);
-    f = "throttleTimeMs";
-    let $throttleTimeMs: number;
-    {
-      const j = jsonField(o, "throttleTimeMs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $throttleTimeMs = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "groups";
-    let $groups: DescribedGroup[];
-    {
-      const j = jsonField(o, "groups");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: DescribedGroup[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: DescribedGroup;
-            e = DescribedGroup$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $groups = a;
-        }
-      }
-    }
-    return {
-      throttleTimeMs: $throttleTimeMs,
-      groups: $groups,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new StreamsGroupDescribeResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupDescribeResponse(
-  init: Init<StreamsGroupDescribeResponse> = {},
-): StreamsGroupDescribeResponse {
-  const throttleTimeMs$ = ownField(init, "throttleTimeMs");
-  const groups$ = ownField(init, "groups");
-  const v: StreamsGroupDescribeResponse = {
-    throttleTimeMs: throttleTimeMs$ === undefined ? 0 : throttleTimeMs$,
-    groups: groups$ === undefined ? [] : initStructs(groups$, createDescribedGroup),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[]): number {
@@ -753,19 +642,8 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     const p3 = r.pos;
     const $authorizedOperations = (r.buf[p3]! << 24) | (r.buf[p3 + 1]! << 16) | (r.buf[p3 + 2]! << 8) | r.buf[p3 + 3]!;
     r.pos = p3 + 4;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: DescribedGroup = {
       errorCode: $errorCode,
       errorMessage: $errorMessage,
@@ -782,220 +660,6 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function DescribedGroup$toJson(v: DescribedGroup, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "errorCode";
-    out += ',"errorCode":';
-    out += String(v.errorCode);
-    f = "errorMessage";
-    out += ',"errorMessage":';
-    out += jsonNullableString(v.errorMessage);
-    f = "groupId";
-    out += ',"groupId":';
-    out += jsonString(v.groupId);
-    f = "groupState";
-    out += ',"groupState":';
-    out += jsonString(v.groupState);
-    f = "groupEpoch";
-    out += ',"groupEpoch":';
-    out += String(v.groupEpoch);
-    f = "assignmentEpoch";
-    out += ',"assignmentEpoch":';
-    out += String(v.assignmentEpoch);
-    f = "topology";
-    out += ',"topology":';
-    out += v.topology === null ? "null" : Topology$toJson(v.topology, version);
-    f = "members";
-    out += ',"members":';
-    {
-      const a = v.members;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += Member$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "authorizedOperations";
-    out += ',"authorizedOperations":';
-    out += String(v.authorizedOperations);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function DescribedGroup$fromJson(json: unknown, version: number): DescribedGroup {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "errorCode",
-      "errorMessage",
-      "groupId",
-      "groupState",
-      "groupEpoch",
-      "assignmentEpoch",
-      "topology",
-      "members",
-      "authorizedOperations",
-    ]);
-    f = "errorCode";
-    let $errorCode: number;
-    {
-      const j = jsonField(o, "errorCode");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $errorCode = readJsonInt(j, "int16", -32768, 32767);
-      }
-    }
-    f = "errorMessage";
-    let $errorMessage: string | null;
-    {
-      const j = jsonField(o, "errorMessage");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $errorMessage = null;
-        } else {
-          $errorMessage = readJsonString(j);
-        }
-      }
-    }
-    f = "groupId";
-    let $groupId: string;
-    {
-      const j = jsonField(o, "groupId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupId = readJsonString(j);
-      }
-    }
-    f = "groupState";
-    let $groupState: string;
-    {
-      const j = jsonField(o, "groupState");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupState = readJsonString(j);
-      }
-    }
-    f = "groupEpoch";
-    let $groupEpoch: number;
-    {
-      const j = jsonField(o, "groupEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "assignmentEpoch";
-    let $assignmentEpoch: number;
-    {
-      const j = jsonField(o, "assignmentEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $assignmentEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "topology";
-    let $topology: Topology | null;
-    {
-      const j = jsonField(o, "topology");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $topology = null;
-        } else {
-          $topology = Topology$fromJson(j, version);
-        }
-      }
-    }
-    f = "members";
-    let $members: Member[];
-    {
-      const j = jsonField(o, "members");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: Member[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: Member;
-            e = Member$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $members = a;
-        }
-      }
-    }
-    f = "authorizedOperations";
-    let $authorizedOperations: number;
-    {
-      const j = jsonField(o, "authorizedOperations");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $authorizedOperations = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    return {
-      errorCode: $errorCode,
-      errorMessage: $errorMessage,
-      groupId: $groupId,
-      groupState: $groupState,
-      groupEpoch: $groupEpoch,
-      assignmentEpoch: $assignmentEpoch,
-      topology: $topology,
-      members: $members,
-      authorizedOperations: $authorizedOperations,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createDescribedGroup(init: Init<DescribedGroup> = {}): DescribedGroup {
-  const errorCode$ = ownField(init, "errorCode");
-  const errorMessage$ = ownField(init, "errorMessage");
-  const groupId$ = ownField(init, "groupId");
-  const groupState$ = ownField(init, "groupState");
-  const groupEpoch$ = ownField(init, "groupEpoch");
-  const assignmentEpoch$ = ownField(init, "assignmentEpoch");
-  const topology$ = ownField(init, "topology");
-  const members$ = ownField(init, "members");
-  const authorizedOperations$ = ownField(init, "authorizedOperations");
-  const v: DescribedGroup = {
-    errorCode: errorCode$ === undefined ? 0 : errorCode$,
-    errorMessage: errorMessage$ === undefined ? null : errorMessage$,
-    groupId: groupId$ === undefined ? "" : groupId$,
-    groupState: groupState$ === undefined ? "" : groupState$,
-    groupEpoch: groupEpoch$ === undefined ? 0 : groupEpoch$,
-    assignmentEpoch: assignmentEpoch$ === undefined ? 0 : assignmentEpoch$,
-    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
-    members: members$ === undefined ? [] : initStructs(members$, createMember),
-    authorizedOperations: authorizedOperations$ === undefined ? -2147483648 : authorizedOperations$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Topology$size(v: Topology, version: number, lens: number[]): number {
@@ -1087,19 +751,8 @@ function Topology$read(r: Reader, version: number): Topology {
         $subtopologies = a;
       }
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Topology = {
       epoch: $epoch,
       subtopologies: $subtopologies,
@@ -1109,103 +762,6 @@ function Topology$read(r: Reader, version: number): Topology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function Topology$toJson(v: Topology, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "epoch";
-    out += ',"epoch":';
-    out += String(v.epoch);
-    f = "subtopologies";
-    out += ',"subtopologies":';
-    {
-      const a = v.subtopologies;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += Subtopology$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Topology$fromJson(json: unknown, version: number): Topology {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["epoch", "subtopologies"]);
-    f = "epoch";
-    let $epoch: number;
-    {
-      const j = jsonField(o, "epoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $epoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "subtopologies";
-    let $subtopologies: Subtopology[] | null;
-    {
-      const j = jsonField(o, "subtopologies");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $subtopologies = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: Subtopology[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: Subtopology;
-              e = Subtopology$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $subtopologies = a;
-          }
-        }
-      }
-    }
-    return {
-      epoch: $epoch,
-      subtopologies: $subtopologies,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopology(init: Init<Topology> = {}): Topology {
-  const epoch$ = ownField(init, "epoch");
-  const subtopologies$ = ownField(init, "subtopologies");
-  const v: Topology = {
-    epoch: epoch$ === undefined ? 0 : epoch$,
-    subtopologies:
-      subtopologies$ === undefined
-        ? null
-        : subtopologies$ === null
-          ? null
-          : initStructs(subtopologies$, createSubtopology),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1372,19 +928,8 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       i = -1;
       $repartitionSourceTopics = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Subtopology = {
       subtopologyId: $subtopologyId,
       sourceTopics: $sourceTopics,
@@ -1397,203 +942,6 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function Subtopology$toJson(v: Subtopology, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "sourceTopics";
-    out += ',"sourceTopics":';
-    {
-      const a = v.sourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "repartitionSinkTopics";
-    out += ',"repartitionSinkTopics":';
-    {
-      const a = v.repartitionSinkTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "stateChangelogTopics";
-    out += ',"stateChangelogTopics":';
-    {
-      const a = v.stateChangelogTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TopicInfo$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "repartitionSourceTopics";
-    out += ',"repartitionSourceTopics":';
-    {
-      const a = v.repartitionSourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TopicInfo$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Subtopology$fromJson(json: unknown, version: number): Subtopology {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "subtopologyId",
-      "sourceTopics",
-      "repartitionSinkTopics",
-      "stateChangelogTopics",
-      "repartitionSourceTopics",
-    ]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "sourceTopics";
-    let $sourceTopics: string[];
-    {
-      const j = jsonField(o, "sourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $sourceTopics = a;
-        }
-      }
-    }
-    f = "repartitionSinkTopics";
-    let $repartitionSinkTopics: string[];
-    {
-      const j = jsonField(o, "repartitionSinkTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $repartitionSinkTopics = a;
-        }
-      }
-    }
-    f = "stateChangelogTopics";
-    let $stateChangelogTopics: TopicInfo[];
-    {
-      const j = jsonField(o, "stateChangelogTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TopicInfo[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TopicInfo;
-            e = TopicInfo$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $stateChangelogTopics = a;
-        }
-      }
-    }
-    f = "repartitionSourceTopics";
-    let $repartitionSourceTopics: TopicInfo[];
-    {
-      const j = jsonField(o, "repartitionSourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TopicInfo[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TopicInfo;
-            e = TopicInfo$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $repartitionSourceTopics = a;
-        }
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      sourceTopics: $sourceTopics,
-      repartitionSinkTopics: $repartitionSinkTopics,
-      stateChangelogTopics: $stateChangelogTopics,
-      repartitionSourceTopics: $repartitionSourceTopics,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
-  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const v: Subtopology = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
-    stateChangelogTopics:
-      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
-    repartitionSourceTopics:
-      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Member$size(v: Member, version: number, lens: number[]): number {
@@ -1826,19 +1174,8 @@ function Member$read(r: Reader, version: number): Member {
     }
     f = "isClassic";
     const $isClassic = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Member = {
       memberId: $memberId,
       memberEpoch: $memberEpoch,
@@ -1864,386 +1201,8 @@ function Member$read(r: Reader, version: number): Member {
   }
 }
 
-function Member$toJson(v: Member, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "memberId";
-    out += ',"memberId":';
-    out += jsonString(v.memberId);
-    f = "memberEpoch";
-    out += ',"memberEpoch":';
-    out += String(v.memberEpoch);
-    f = "currentAssignmentEpoch";
-    out += ',"currentAssignmentEpoch":';
-    out += String(v.currentAssignmentEpoch);
-    f = "instanceId";
-    out += ',"instanceId":';
-    out += jsonNullableString(v.instanceId);
-    f = "rackId";
-    out += ',"rackId":';
-    out += jsonNullableString(v.rackId);
-    f = "clientId";
-    out += ',"clientId":';
-    out += jsonString(v.clientId);
-    f = "clientHost";
-    out += ',"clientHost":';
-    out += jsonString(v.clientHost);
-    f = "topologyEpoch";
-    out += ',"topologyEpoch":';
-    out += String(v.topologyEpoch);
-    f = "processId";
-    out += ',"processId":';
-    out += jsonString(v.processId);
-    f = "userEndpoint";
-    out += ',"userEndpoint":';
-    out += v.userEndpoint === null ? "null" : Endpoint$toJson(v.userEndpoint, version);
-    f = "clientTags";
-    out += ',"clientTags":';
-    {
-      const a = v.clientTags;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += KeyValue$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "taskOffsets";
-    out += ',"taskOffsets":';
-    {
-      const a = v.taskOffsets;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TaskOffset$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "taskEndOffsets";
-    out += ',"taskEndOffsets":';
-    {
-      const a = v.taskEndOffsets;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TaskOffset$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "assignment";
-    out += ',"assignment":';
-    out += Assignment$toJson(v.assignment, version);
-    f = "targetAssignment";
-    out += ',"targetAssignment":';
-    out += Assignment$toJson(v.targetAssignment, version);
-    f = "isClassic";
-    out += ',"isClassic":';
-    out += v.isClassic ? "true" : "false";
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Member$fromJson(json: unknown, version: number): Member {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "memberId",
-      "memberEpoch",
-      "currentAssignmentEpoch",
-      "instanceId",
-      "rackId",
-      "clientId",
-      "clientHost",
-      "topologyEpoch",
-      "processId",
-      "userEndpoint",
-      "clientTags",
-      "taskOffsets",
-      "taskEndOffsets",
-      "assignment",
-      "targetAssignment",
-      "isClassic",
-    ]);
-    f = "memberId";
-    let $memberId: string;
-    {
-      const j = jsonField(o, "memberId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberId = readJsonString(j);
-      }
-    }
-    f = "memberEpoch";
-    let $memberEpoch: number;
-    {
-      const j = jsonField(o, "memberEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "currentAssignmentEpoch";
-    let $currentAssignmentEpoch: number;
-    {
-      const j = jsonField(o, "currentAssignmentEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $currentAssignmentEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "instanceId";
-    let $instanceId: string | null;
-    {
-      const j = jsonField(o, "instanceId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $instanceId = null;
-        } else {
-          $instanceId = readJsonString(j);
-        }
-      }
-    }
-    f = "rackId";
-    let $rackId: string | null;
-    {
-      const j = jsonField(o, "rackId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $rackId = null;
-        } else {
-          $rackId = readJsonString(j);
-        }
-      }
-    }
-    f = "clientId";
-    let $clientId: string;
-    {
-      const j = jsonField(o, "clientId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientId = readJsonString(j);
-      }
-    }
-    f = "clientHost";
-    let $clientHost: string;
-    {
-      const j = jsonField(o, "clientHost");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientHost = readJsonString(j);
-      }
-    }
-    f = "topologyEpoch";
-    let $topologyEpoch: number;
-    {
-      const j = jsonField(o, "topologyEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $topologyEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "processId";
-    let $processId: string;
-    {
-      const j = jsonField(o, "processId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $processId = readJsonString(j);
-      }
-    }
-    f = "userEndpoint";
-    let $userEndpoint: Endpoint | null;
-    {
-      const j = jsonField(o, "userEndpoint");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $userEndpoint = null;
-        } else {
-          $userEndpoint = Endpoint$fromJson(j, version);
-        }
-      }
-    }
-    f = "clientTags";
-    let $clientTags: KeyValue[];
-    {
-      const j = jsonField(o, "clientTags");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: KeyValue[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: KeyValue;
-            e = KeyValue$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $clientTags = a;
-        }
-      }
-    }
-    f = "taskOffsets";
-    let $taskOffsets: TaskOffset[];
-    {
-      const j = jsonField(o, "taskOffsets");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TaskOffset[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TaskOffset;
-            e = TaskOffset$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $taskOffsets = a;
-        }
-      }
-    }
-    f = "taskEndOffsets";
-    let $taskEndOffsets: TaskOffset[];
-    {
-      const j = jsonField(o, "taskEndOffsets");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TaskOffset[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TaskOffset;
-            e = TaskOffset$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $taskEndOffsets = a;
-        }
-      }
-    }
-    f = "assignment";
-    let $assignment: Assignment;
-    {
-      const j = jsonField(o, "assignment");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $assignment = Assignment$fromJson(j, version);
-      }
-    }
-    f = "targetAssignment";
-    let $targetAssignment: Assignment;
-    {
-      const j = jsonField(o, "targetAssignment");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $targetAssignment = Assignment$fromJson(j, version);
-      }
-    }
-    f = "isClassic";
-    let $isClassic: boolean;
-    {
-      const j = jsonField(o, "isClassic");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $isClassic = readJsonBool(j);
-      }
-    }
-    return {
-      memberId: $memberId,
-      memberEpoch: $memberEpoch,
-      currentAssignmentEpoch: $currentAssignmentEpoch,
-      instanceId: $instanceId,
-      rackId: $rackId,
-      clientId: $clientId,
-      clientHost: $clientHost,
-      topologyEpoch: $topologyEpoch,
-      processId: $processId,
-      userEndpoint: $userEndpoint,
-      clientTags: $clientTags,
-      taskOffsets: $taskOffsets,
-      taskEndOffsets: $taskEndOffsets,
-      assignment: $assignment,
-      targetAssignment: $targetAssignment,
-      isClassic: $isClassic,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createMember(init: Init<Member> = {}): Member {
-  const memberId$ = ownField(init, "memberId");
-  const memberEpoch$ = ownField(init, "memberEpoch");
-  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const clientId$ = ownField(init, "clientId");
-  const clientHost$ = ownField(init, "clientHost");
-  const topologyEpoch$ = ownField(init, "topologyEpoch");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const taskOffsets$ = ownField(init, "taskOffsets");
-  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
-  const assignment$ = ownField(init, "assignment");
-  const targetAssignment$ = ownField(init, "targetAssignment");
-  const isClassic$ = ownField(init, "isClassic");
-  const v: Member = {
-    memberId: memberId$ === undefined ? "" : memberId$,
-    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
-    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
-    instanceId: instanceId$ === undefined ? null : instanceId$,
-    rackId: rackId$ === undefined ? null : rackId$,
-    clientId: clientId$ === undefined ? "" : clientId$,
-    clientHost: clientHost$ === undefined ? "" : clientHost$,
-    topologyEpoch: topologyEpoch$ === undefined ? 0 : topologyEpoch$,
-    processId: processId$ === undefined ? "" : processId$,
-    userEndpoint:
-      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
-    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
-    taskOffsets: taskOffsets$ === undefined ? [] : initStructs(taskOffsets$, createTaskOffset),
-    taskEndOffsets: taskEndOffsets$ === undefined ? [] : initStructs(taskEndOffsets$, createTaskOffset),
-    assignment: assignment$ === undefined ? createAssignment() : initStruct(assignment$, createAssignment),
-    targetAssignment:
-      targetAssignment$ === undefined ? createAssignment() : initStruct(targetAssignment$, createAssignment),
-    isClassic: isClassic$ === undefined ? false : isClassic$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -2259,13 +1218,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -2276,13 +1234,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -2293,19 +1250,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
     r.pos = p1 + 2;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -2313,78 +1259,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function Endpoint$toJson(v: Endpoint, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "host";
-    out += ',"host":';
-    out += jsonString(v.host);
-    f = "port";
-    out += ',"port":';
-    out += String(v.port);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Endpoint$fromJson(json: unknown, version: number): Endpoint {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["host", "port"]);
-    f = "host";
-    let $host: string;
-    {
-      const j = jsonField(o, "host");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $host = readJsonString(j);
-      }
-    }
-    f = "port";
-    let $port: number;
-    {
-      const j = jsonField(o, "port");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $port = readJsonInt(j, "uint16", 0, 65535);
-      }
-    }
-    return {
-      host: $host,
-      port: $port,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "subtopologyId";
@@ -2401,13 +1281,12 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
@@ -2420,13 +1299,12 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
@@ -2441,19 +1319,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     r.pos = p1 + 4;
     f = "offset";
     const $offset = r.int64Unchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskOffset = {
       subtopologyId: $subtopologyId,
       partition: $partition,
@@ -2462,89 +1329,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function TaskOffset$toJson(v: TaskOffset, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "partition";
-    out += ',"partition":';
-    out += String(v.partition);
-    f = "offset";
-    out += ',"offset":';
-    out += String(v.offset);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["subtopologyId", "partition", "offset"]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "partition";
-    let $partition: number;
-    {
-      const j = jsonField(o, "partition");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $partition = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "offset";
-    let $offset: bigint;
-    {
-      const j = jsonField(o, "offset");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $offset = readJsonInt64(j);
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      partition: $partition,
-      offset: $offset,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partition$ = ownField(init, "partition");
-  const offset$ = ownField(init, "offset");
-  const v: TaskOffset = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partition: partition$ === undefined ? 0 : partition$,
-    offset: offset$ === undefined ? 0n : offset$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Assignment$size(v: Assignment, version: number, lens: number[]): number {
@@ -2676,19 +1462,8 @@ function Assignment$read(r: Reader, version: number): Assignment {
       i = -1;
       $warmupTasks = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Assignment = {
       activeTasks: $activeTasks,
       standbyTasks: $standbyTasks,
@@ -2699,144 +1474,6 @@ function Assignment$read(r: Reader, version: number): Assignment {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function Assignment$toJson(v: Assignment, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "activeTasks";
-    out += ',"activeTasks":';
-    {
-      const a = v.activeTasks;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TaskIds$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "standbyTasks";
-    out += ',"standbyTasks":';
-    {
-      const a = v.standbyTasks;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TaskIds$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "warmupTasks";
-    out += ',"warmupTasks":';
-    {
-      const a = v.warmupTasks;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TaskIds$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Assignment$fromJson(json: unknown, version: number): Assignment {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["activeTasks", "standbyTasks", "warmupTasks"]);
-    f = "activeTasks";
-    let $activeTasks: TaskIds[];
-    {
-      const j = jsonField(o, "activeTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TaskIds[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TaskIds;
-            e = TaskIds$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $activeTasks = a;
-        }
-      }
-    }
-    f = "standbyTasks";
-    let $standbyTasks: TaskIds[];
-    {
-      const j = jsonField(o, "standbyTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TaskIds[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TaskIds;
-            e = TaskIds$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $standbyTasks = a;
-        }
-      }
-    }
-    f = "warmupTasks";
-    let $warmupTasks: TaskIds[];
-    {
-      const j = jsonField(o, "warmupTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TaskIds[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TaskIds;
-            e = TaskIds$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $warmupTasks = a;
-        }
-      }
-    }
-    return {
-      activeTasks: $activeTasks,
-      standbyTasks: $standbyTasks,
-      warmupTasks: $warmupTasks,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createAssignment(init: Init<Assignment> = {}): Assignment {
-  const activeTasks$ = ownField(init, "activeTasks");
-  const standbyTasks$ = ownField(init, "standbyTasks");
-  const warmupTasks$ = ownField(init, "warmupTasks");
-  const v: Assignment = {
-    activeTasks: activeTasks$ === undefined ? [] : initStructs(activeTasks$, createTaskIds),
-    standbyTasks: standbyTasks$ === undefined ? [] : initStructs(standbyTasks$, createTaskIds),
-    warmupTasks: warmupTasks$ === undefined ? [] : initStructs(warmupTasks$, createTaskIds),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
@@ -2904,19 +1541,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskIds = {
       subtopologyId: $subtopologyId,
       partitions: $partitions,
@@ -2928,93 +1554,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   }
 }
 
-function TaskIds$toJson(v: TaskIds, _version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "partitions";
-    out += ',"partitions":';
-    {
-      const a = v.partitions;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += String(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TaskIds$fromJson(json: unknown, version: number): TaskIds {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["subtopologyId", "partitions"]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "partitions";
-    let $partitions: number[];
-    {
-      const j = jsonField(o, "partitions");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: number[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: number;
-            e = readJsonInt(ja[i], "int32", -2147483648, 2147483647);
-            a.push(e);
-          }
-          i = -1;
-          $partitions = a;
-        }
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      partitions: $partitions,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partitions$ = ownField(init, "partitions");
-  const v: TaskIds = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -3031,13 +1572,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -3048,31 +1588,19 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,
@@ -3080,73 +1608,8 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function KeyValue$toJson(v: KeyValue, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "key";
-    out += ',"key":';
-    out += jsonString(v.key);
-    f = "value";
-    out += ',"value":';
-    out += jsonString(v.value);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function KeyValue$fromJson(json: unknown, version: number): KeyValue {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["key", "value"]);
-    f = "key";
-    let $key: string;
-    {
-      const j = jsonField(o, "key");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $key = readJsonString(j);
-      }
-    }
-    f = "value";
-    let $value: string;
-    {
-      const j = jsonField(o, "value");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $value = readJsonString(j);
-      }
-    }
-    return {
-      key: $key,
-      value: $value,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -3238,19 +1701,8 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       i = -1;
       $topicConfigs = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TopicInfo = {
       name: $name,
       partitions: $partitions,
@@ -3263,163 +1715,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     throw withPath(e, f, i, r.pos, true);
   }
 }
-
-function TopicInfo$toJson(v: TopicInfo, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "name";
-    out += ',"name":';
-    out += jsonString(v.name);
-    f = "partitions";
-    out += ',"partitions":';
-    out += String(v.partitions);
-    f = "replicationFactor";
-    out += ',"replicationFactor":';
-    out += String(v.replicationFactor);
-    f = "topicConfigs";
-    out += ',"topicConfigs":';
-    {
-      const a = v.topicConfigs;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += KeyValue$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["name", "partitions", "replicationFactor", "topicConfigs"]);
-    f = "name";
-    let $name: string;
-    {
-      const j = jsonField(o, "name");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $name = readJsonString(j);
-      }
-    }
-    f = "partitions";
-    let $partitions: number;
-    {
-      const j = jsonField(o, "partitions");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $partitions = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "replicationFactor";
-    let $replicationFactor: number;
-    {
-      const j = jsonField(o, "replicationFactor");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $replicationFactor = readJsonInt(j, "int16", -32768, 32767);
-      }
-    }
-    f = "topicConfigs";
-    let $topicConfigs: KeyValue[];
-    {
-      const j = jsonField(o, "topicConfigs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: KeyValue[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: KeyValue;
-            e = KeyValue$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $topicConfigs = a;
-        }
-      }
-    }
-    return {
-      name: $name,
-      partitions: $partitions,
-      replicationFactor: $replicationFactor,
-      topicConfigs: $topicConfigs,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
-  const name$ = ownField(init, "name");
-  const partitions$ = ownField(init, "partitions");
-  const replicationFactor$ = ownField(init, "replicationFactor");
-  const topicConfigs$ = ownField(init, "topicConfigs");
-  const v: TopicInfo = {
-    name: name$ === undefined ? "" : name$,
-    partitions: partitions$ === undefined ? 0 : partitions$,
-    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
-    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
-/** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicPartitions(init: Init<TopicPartitions> = {}): TopicPartitions {
-  const topicId$ = ownField(init, "topicId");
-  const topicName$ = ownField(init, "topicName");
-  const partitions$ = ownField(init, "partitions");
-  const v: TopicPartitions = {
-    topicId: topicId$ === undefined ? "AAAAAAAAAAAAAAAAAAAAAA" : topicId$,
-    topicName: topicName$ === undefined ? "" : topicName$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
-/**
- * The codec of StreamsGroupDescribeResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupDescribeResponse: a Kafka response message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
- * - Source: `schemas/StreamsGroupDescribeResponse.json`.
- */
-export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse, 89> = /*@__PURE__*/ defineMessage<
-  StreamsGroupDescribeResponse,
-  89
->({
-  name: "StreamsGroupDescribeResponse",
-  apiKey: 89,
-  type: "response",
-  validVersions: { lowest: 0, highest: 0 },
-  flexibleVersions: { lowest: 0, highest: 32767 },
-  size: StreamsGroupDescribeResponse$size,
-  write: StreamsGroupDescribeResponse$write,
-  read: StreamsGroupDescribeResponse$read,
-  create: createStreamsGroupDescribeResponse,
-  toJson: StreamsGroupDescribeResponse$toJson,
-  fromJson: StreamsGroupDescribeResponse$fromJson,
-});
 
 /**
  * The field table of StreamsGroupDescribeResponse: its schema as data, for interpreters (decoding with byte spans,
@@ -3509,4 +1804,82 @@ export const StreamsGroupDescribeResponse$fields: MessageTable = {
     ],
   },
 };
-// kafka-wire fingerprint f0b4a336fc7bbd6eb147.616b60f43a36302c10be
+
+/** A new StreamsGroupDescribeResponse: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupDescribeResponse = /*@__PURE__*/ tableCreate<StreamsGroupDescribeResponse>(
+  StreamsGroupDescribeResponse$fields,
+  "StreamsGroupDescribeResponse",
+);
+
+/** A new DescribedGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createDescribedGroup = /*@__PURE__*/ tableCreate<DescribedGroup>(
+  StreamsGroupDescribeResponse$fields,
+  "DescribedGroup",
+);
+
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopology = /*@__PURE__*/ tableCreate<Topology>(StreamsGroupDescribeResponse$fields, "Topology");
+
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createSubtopology = /*@__PURE__*/ tableCreate<Subtopology>(
+  StreamsGroupDescribeResponse$fields,
+  "Subtopology",
+);
+
+/** A new Member: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createMember = /*@__PURE__*/ tableCreate<Member>(StreamsGroupDescribeResponse$fields, "Member");
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupDescribeResponse$fields, "Endpoint");
+
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskOffset = /*@__PURE__*/ tableCreate<TaskOffset>(
+  StreamsGroupDescribeResponse$fields,
+  "TaskOffset",
+);
+
+/** A new Assignment: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createAssignment = /*@__PURE__*/ tableCreate<Assignment>(
+  StreamsGroupDescribeResponse$fields,
+  "Assignment",
+);
+
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskIds = /*@__PURE__*/ tableCreate<TaskIds>(StreamsGroupDescribeResponse$fields, "TaskIds");
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupDescribeResponse$fields, "KeyValue");
+
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicInfo = /*@__PURE__*/ tableCreate<TopicInfo>(StreamsGroupDescribeResponse$fields, "TopicInfo");
+
+/** A new TopicPartitions: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicPartitions = /*@__PURE__*/ tableCreate<TopicPartitions>(
+  StreamsGroupDescribeResponse$fields,
+  "TopicPartitions",
+);
+
+/**
+ * The codec of StreamsGroupDescribeResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.
+ *
+ * StreamsGroupDescribeResponse: a Kafka response message.
+ *
+ * - Valid versions: 0; flexible versions: 0+.
+ * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
+ * - Source: `schemas/StreamsGroupDescribeResponse.json`.
+ */
+export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse, 89> = /*@__PURE__*/ defineMessage<
+  StreamsGroupDescribeResponse,
+  89
+>({
+  name: "StreamsGroupDescribeResponse",
+  apiKey: 89,
+  type: "response",
+  validVersions: { lowest: 0, highest: 0 },
+  flexibleVersions: { lowest: 0, highest: 32767 },
+  size: StreamsGroupDescribeResponse$size,
+  write: StreamsGroupDescribeResponse$write,
+  read: StreamsGroupDescribeResponse$read,
+  create: createStreamsGroupDescribeResponse,
+  fields: StreamsGroupDescribeResponse$fields,
+});

@@ -2,33 +2,19 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  jsonField,
-  jsonNullableString,
-  jsonString,
-  missingJsonField,
-  ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonBool,
-  readJsonInt,
-  readJsonInt64,
-  readJsonObject,
-  readJsonString,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -736,19 +722,8 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
     }
     f = "shutdownApplication";
     const $shutdownApplication = r.boolUnchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupHeartbeatRequest = {
       groupId: $groupId,
       memberId: $memberId,
@@ -773,524 +748,6 @@ function StreamsGroupHeartbeatRequest$read(r: Reader, version: number): StreamsG
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function StreamsGroupHeartbeatRequest$toJson(v: StreamsGroupHeartbeatRequest, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "groupId";
-    out += ',"groupId":';
-    out += jsonString(v.groupId);
-    f = "memberId";
-    out += ',"memberId":';
-    out += jsonString(v.memberId);
-    f = "memberEpoch";
-    out += ',"memberEpoch":';
-    out += String(v.memberEpoch);
-    f = "currentAssignmentEpoch";
-    out += ',"currentAssignmentEpoch":';
-    out += String(v.currentAssignmentEpoch);
-    f = "instanceId";
-    out += ',"instanceId":';
-    out += jsonNullableString(v.instanceId);
-    f = "rackId";
-    out += ',"rackId":';
-    out += jsonNullableString(v.rackId);
-    f = "rebalanceTimeoutMs";
-    out += ',"rebalanceTimeoutMs":';
-    out += String(v.rebalanceTimeoutMs);
-    f = "topology";
-    out += ',"topology":';
-    out += v.topology === null ? "null" : Topology$toJson(v.topology, version);
-    f = "activeTasks";
-    out += ',"activeTasks":';
-    {
-      const a = v.activeTasks;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += TaskIds$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "standbyTasks";
-    out += ',"standbyTasks":';
-    {
-      const a = v.standbyTasks;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += TaskIds$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "warmupTasks";
-    out += ',"warmupTasks":';
-    {
-      const a = v.warmupTasks;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += TaskIds$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "processId";
-    out += ',"processId":';
-    out += jsonNullableString(v.processId);
-    f = "userEndpoint";
-    out += ',"userEndpoint":';
-    out += v.userEndpoint === null ? "null" : Endpoint$toJson(v.userEndpoint, version);
-    f = "clientTags";
-    out += ',"clientTags":';
-    {
-      const a = v.clientTags;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += KeyValue$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "taskOffsets";
-    out += ',"taskOffsets":';
-    {
-      const a = v.taskOffsets;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += TaskOffset$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "taskEndOffsets";
-    out += ',"taskEndOffsets":';
-    {
-      const a = v.taskEndOffsets;
-      if (a === null) {
-        out += "null";
-      } else {
-        out += "[";
-        for (i = 0; i < a.length; i++) {
-          if (i > 0) out += ",";
-          out += TaskOffset$toJson(a[i]!, version);
-        }
-        i = -1;
-        out += "]";
-      }
-    }
-    f = "shutdownApplication";
-    out += ',"shutdownApplication":';
-    out += v.shutdownApplication ? "true" : "false";
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupHeartbeatRequest$fromJson(json: unknown, version: number): StreamsGroupHeartbeatRequest {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "groupId",
-      "memberId",
-      "memberEpoch",
-      "currentAssignmentEpoch",
-      "instanceId",
-      "rackId",
-      "rebalanceTimeoutMs",
-      "topology",
-      "activeTasks",
-      "standbyTasks",
-      "warmupTasks",
-      "processId",
-      "userEndpoint",
-      "clientTags",
-      "taskOffsets",
-      "taskEndOffsets",
-      "shutdownApplication",
-    ]);
-    f = "groupId";
-    let $groupId: string;
-    {
-      const j = jsonField(o, "groupId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupId = readJsonString(j);
-      }
-    }
-    f = "memberId";
-    let $memberId: string;
-    {
-      const j = jsonField(o, "memberId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberId = readJsonString(j);
-      }
-    }
-    f = "memberEpoch";
-    let $memberEpoch: number;
-    {
-      const j = jsonField(o, "memberEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "currentAssignmentEpoch";
-    let $currentAssignmentEpoch: number;
-    {
-      const j = jsonField(o, "currentAssignmentEpoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $currentAssignmentEpoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "instanceId";
-    let $instanceId: string | null;
-    {
-      const j = jsonField(o, "instanceId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $instanceId = null;
-        } else {
-          $instanceId = readJsonString(j);
-        }
-      }
-    }
-    f = "rackId";
-    let $rackId: string | null;
-    {
-      const j = jsonField(o, "rackId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $rackId = null;
-        } else {
-          $rackId = readJsonString(j);
-        }
-      }
-    }
-    f = "rebalanceTimeoutMs";
-    let $rebalanceTimeoutMs: number;
-    {
-      const j = jsonField(o, "rebalanceTimeoutMs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $rebalanceTimeoutMs = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "topology";
-    let $topology: Topology | null;
-    {
-      const j = jsonField(o, "topology");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $topology = null;
-        } else {
-          $topology = Topology$fromJson(j, version);
-        }
-      }
-    }
-    f = "activeTasks";
-    let $activeTasks: TaskIds[] | null;
-    {
-      const j = jsonField(o, "activeTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $activeTasks = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: TaskIds[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: TaskIds;
-              e = TaskIds$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $activeTasks = a;
-          }
-        }
-      }
-    }
-    f = "standbyTasks";
-    let $standbyTasks: TaskIds[] | null;
-    {
-      const j = jsonField(o, "standbyTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $standbyTasks = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: TaskIds[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: TaskIds;
-              e = TaskIds$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $standbyTasks = a;
-          }
-        }
-      }
-    }
-    f = "warmupTasks";
-    let $warmupTasks: TaskIds[] | null;
-    {
-      const j = jsonField(o, "warmupTasks");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $warmupTasks = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: TaskIds[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: TaskIds;
-              e = TaskIds$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $warmupTasks = a;
-          }
-        }
-      }
-    }
-    f = "processId";
-    let $processId: string | null;
-    {
-      const j = jsonField(o, "processId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $processId = null;
-        } else {
-          $processId = readJsonString(j);
-        }
-      }
-    }
-    f = "userEndpoint";
-    let $userEndpoint: Endpoint | null;
-    {
-      const j = jsonField(o, "userEndpoint");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $userEndpoint = null;
-        } else {
-          $userEndpoint = Endpoint$fromJson(j, version);
-        }
-      }
-    }
-    f = "clientTags";
-    let $clientTags: KeyValue[] | null;
-    {
-      const j = jsonField(o, "clientTags");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $clientTags = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: KeyValue[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: KeyValue;
-              e = KeyValue$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $clientTags = a;
-          }
-        }
-      }
-    }
-    f = "taskOffsets";
-    let $taskOffsets: TaskOffset[] | null;
-    {
-      const j = jsonField(o, "taskOffsets");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $taskOffsets = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: TaskOffset[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: TaskOffset;
-              e = TaskOffset$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $taskOffsets = a;
-          }
-        }
-      }
-    }
-    f = "taskEndOffsets";
-    let $taskEndOffsets: TaskOffset[] | null;
-    {
-      const j = jsonField(o, "taskEndOffsets");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $taskEndOffsets = null;
-        } else {
-          {
-            const ja = readJsonArray(j);
-            const a: TaskOffset[] = [];
-            for (i = 0; i < ja.length; i++) {
-              let e: TaskOffset;
-              e = TaskOffset$fromJson(ja[i], version);
-              a.push(e);
-            }
-            i = -1;
-            $taskEndOffsets = a;
-          }
-        }
-      }
-    }
-    f = "shutdownApplication";
-    let $shutdownApplication: boolean;
-    {
-      const j = jsonField(o, "shutdownApplication");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $shutdownApplication = readJsonBool(j);
-      }
-    }
-    return {
-      groupId: $groupId,
-      memberId: $memberId,
-      memberEpoch: $memberEpoch,
-      currentAssignmentEpoch: $currentAssignmentEpoch,
-      instanceId: $instanceId,
-      rackId: $rackId,
-      rebalanceTimeoutMs: $rebalanceTimeoutMs,
-      topology: $topology,
-      activeTasks: $activeTasks,
-      standbyTasks: $standbyTasks,
-      warmupTasks: $warmupTasks,
-      processId: $processId,
-      userEndpoint: $userEndpoint,
-      clientTags: $clientTags,
-      taskOffsets: $taskOffsets,
-      taskEndOffsets: $taskEndOffsets,
-      shutdownApplication: $shutdownApplication,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new StreamsGroupHeartbeatRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupHeartbeatRequest(
-  init: Init<StreamsGroupHeartbeatRequest> = {},
-): StreamsGroupHeartbeatRequest {
-  const groupId$ = ownField(init, "groupId");
-  const memberId$ = ownField(init, "memberId");
-  const memberEpoch$ = ownField(init, "memberEpoch");
-  const currentAssignmentEpoch$ = ownField(init, "currentAssignmentEpoch");
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
-  const topology$ = ownField(init, "topology");
-  const activeTasks$ = ownField(init, "activeTasks");
-  const standbyTasks$ = ownField(init, "standbyTasks");
-  const warmupTasks$ = ownField(init, "warmupTasks");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const taskOffsets$ = ownField(init, "taskOffsets");
-  const taskEndOffsets$ = ownField(init, "taskEndOffsets");
-  const shutdownApplication$ = ownField(init, "shutdownApplication");
-  const v: StreamsGroupHeartbeatRequest = {
-    groupId: groupId$ === undefined ? "" : groupId$,
-    memberId: memberId$ === undefined ? "" : memberId$,
-    memberEpoch: memberEpoch$ === undefined ? 0 : memberEpoch$,
-    currentAssignmentEpoch: currentAssignmentEpoch$ === undefined ? 0 : currentAssignmentEpoch$,
-    instanceId: instanceId$ === undefined ? null : instanceId$,
-    rackId: rackId$ === undefined ? null : rackId$,
-    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
-    topology: topology$ === undefined ? null : topology$ === null ? null : initStruct(topology$, createTopology),
-    activeTasks:
-      activeTasks$ === undefined ? null : activeTasks$ === null ? null : initStructs(activeTasks$, createTaskIds),
-    standbyTasks:
-      standbyTasks$ === undefined ? null : standbyTasks$ === null ? null : initStructs(standbyTasks$, createTaskIds),
-    warmupTasks:
-      warmupTasks$ === undefined ? null : warmupTasks$ === null ? null : initStructs(warmupTasks$, createTaskIds),
-    processId: processId$ === undefined ? null : processId$,
-    userEndpoint:
-      userEndpoint$ === undefined ? null : userEndpoint$ === null ? null : initStruct(userEndpoint$, createEndpoint),
-    clientTags:
-      clientTags$ === undefined ? null : clientTags$ === null ? null : initStructs(clientTags$, createKeyValue),
-    taskOffsets:
-      taskOffsets$ === undefined ? null : taskOffsets$ === null ? null : initStructs(taskOffsets$, createTaskOffset),
-    taskEndOffsets:
-      taskEndOffsets$ === undefined
-        ? null
-        : taskEndOffsets$ === null
-          ? null
-          : initStructs(taskEndOffsets$, createTaskOffset),
-    shutdownApplication: shutdownApplication$ === undefined ? false : shutdownApplication$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Topology$size(v: Topology, version: number, lens: number[]): number {
@@ -1370,19 +827,8 @@ function Topology$read(r: Reader, version: number): Topology {
       i = -1;
       $subtopologies = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Topology = {
       epoch: $epoch,
       subtopologies: $subtopologies,
@@ -1392,90 +838,6 @@ function Topology$read(r: Reader, version: number): Topology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function Topology$toJson(v: Topology, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "epoch";
-    out += ',"epoch":';
-    out += String(v.epoch);
-    f = "subtopologies";
-    out += ',"subtopologies":';
-    {
-      const a = v.subtopologies;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += Subtopology$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Topology$fromJson(json: unknown, version: number): Topology {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["epoch", "subtopologies"]);
-    f = "epoch";
-    let $epoch: number;
-    {
-      const j = jsonField(o, "epoch");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $epoch = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "subtopologies";
-    let $subtopologies: Subtopology[];
-    {
-      const j = jsonField(o, "subtopologies");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: Subtopology[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: Subtopology;
-            e = Subtopology$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $subtopologies = a;
-        }
-      }
-    }
-    return {
-      epoch: $epoch,
-      subtopologies: $subtopologies,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopology(init: Init<Topology> = {}): Topology {
-  const epoch$ = ownField(init, "epoch");
-  const subtopologies$ = ownField(init, "subtopologies");
-  const v: Topology = {
-    epoch: epoch$ === undefined ? 0 : epoch$,
-    subtopologies: subtopologies$ === undefined ? [] : initStructs(subtopologies$, createSubtopology),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function Subtopology$size(v: Subtopology, version: number, lens: number[]): number {
@@ -1703,19 +1065,8 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
       i = -1;
       $copartitionGroups = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Subtopology = {
       subtopologyId: $subtopologyId,
       sourceTopics: $sourceTopics,
@@ -1730,275 +1081,6 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   } catch (e) {
     throw withPath(e, f, i, r.pos, true);
   }
-}
-
-function Subtopology$toJson(v: Subtopology, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "sourceTopics";
-    out += ',"sourceTopics":';
-    {
-      const a = v.sourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "sourceTopicRegex";
-    out += ',"sourceTopicRegex":';
-    {
-      const a = v.sourceTopicRegex;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "stateChangelogTopics";
-    out += ',"stateChangelogTopics":';
-    {
-      const a = v.stateChangelogTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TopicInfo$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "repartitionSinkTopics";
-    out += ',"repartitionSinkTopics":';
-    {
-      const a = v.repartitionSinkTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += jsonString(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "repartitionSourceTopics";
-    out += ',"repartitionSourceTopics":';
-    {
-      const a = v.repartitionSourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += TopicInfo$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "copartitionGroups";
-    out += ',"copartitionGroups":';
-    {
-      const a = v.copartitionGroups;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += CopartitionGroup$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Subtopology$fromJson(json: unknown, version: number): Subtopology {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "subtopologyId",
-      "sourceTopics",
-      "sourceTopicRegex",
-      "stateChangelogTopics",
-      "repartitionSinkTopics",
-      "repartitionSourceTopics",
-      "copartitionGroups",
-    ]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "sourceTopics";
-    let $sourceTopics: string[];
-    {
-      const j = jsonField(o, "sourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $sourceTopics = a;
-        }
-      }
-    }
-    f = "sourceTopicRegex";
-    let $sourceTopicRegex: string[];
-    {
-      const j = jsonField(o, "sourceTopicRegex");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $sourceTopicRegex = a;
-        }
-      }
-    }
-    f = "stateChangelogTopics";
-    let $stateChangelogTopics: TopicInfo[];
-    {
-      const j = jsonField(o, "stateChangelogTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TopicInfo[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TopicInfo;
-            e = TopicInfo$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $stateChangelogTopics = a;
-        }
-      }
-    }
-    f = "repartitionSinkTopics";
-    let $repartitionSinkTopics: string[];
-    {
-      const j = jsonField(o, "repartitionSinkTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: string[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: string;
-            e = readJsonString(ja[i]);
-            a.push(e);
-          }
-          i = -1;
-          $repartitionSinkTopics = a;
-        }
-      }
-    }
-    f = "repartitionSourceTopics";
-    let $repartitionSourceTopics: TopicInfo[];
-    {
-      const j = jsonField(o, "repartitionSourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: TopicInfo[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: TopicInfo;
-            e = TopicInfo$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $repartitionSourceTopics = a;
-        }
-      }
-    }
-    f = "copartitionGroups";
-    let $copartitionGroups: CopartitionGroup[];
-    {
-      const j = jsonField(o, "copartitionGroups");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: CopartitionGroup[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: CopartitionGroup;
-            e = CopartitionGroup$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $copartitionGroups = a;
-        }
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      sourceTopics: $sourceTopics,
-      sourceTopicRegex: $sourceTopicRegex,
-      stateChangelogTopics: $stateChangelogTopics,
-      repartitionSinkTopics: $repartitionSinkTopics,
-      repartitionSourceTopics: $repartitionSourceTopics,
-      copartitionGroups: $copartitionGroups,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createSubtopology(init: Init<Subtopology> = {}): Subtopology {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
-  const stateChangelogTopics$ = ownField(init, "stateChangelogTopics");
-  const repartitionSinkTopics$ = ownField(init, "repartitionSinkTopics");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const copartitionGroups$ = ownField(init, "copartitionGroups");
-  const v: Subtopology = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
-    stateChangelogTopics:
-      stateChangelogTopics$ === undefined ? [] : initStructs(stateChangelogTopics$, createTopicInfo),
-    repartitionSinkTopics: repartitionSinkTopics$ === undefined ? [] : repartitionSinkTopics$,
-    repartitionSourceTopics:
-      repartitionSourceTopics$ === undefined ? [] : initStructs(repartitionSourceTopics$, createTopicInfo),
-    copartitionGroups: copartitionGroups$ === undefined ? [] : initStructs(copartitionGroups$, createCopartitionGroup),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: number[]): number {
@@ -2103,19 +1185,8 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
       r.pos += n * 2;
       $repartitionSourceTopics = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: CopartitionGroup = {
       sourceTopics: $sourceTopics,
       sourceTopicRegex: $sourceTopicRegex,
@@ -2128,147 +1199,8 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
   }
 }
 
-function CopartitionGroup$toJson(v: CopartitionGroup, _version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "sourceTopics";
-    out += ',"sourceTopics":';
-    {
-      const a = v.sourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += String(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "sourceTopicRegex";
-    out += ',"sourceTopicRegex":';
-    {
-      const a = v.sourceTopicRegex;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += String(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    f = "repartitionSourceTopics";
-    out += ',"repartitionSourceTopics":';
-    {
-      const a = v.repartitionSourceTopics;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += String(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function CopartitionGroup$fromJson(json: unknown, version: number): CopartitionGroup {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["sourceTopics", "sourceTopicRegex", "repartitionSourceTopics"]);
-    f = "sourceTopics";
-    let $sourceTopics: number[];
-    {
-      const j = jsonField(o, "sourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: number[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: number;
-            e = readJsonInt(ja[i], "int16", -32768, 32767);
-            a.push(e);
-          }
-          i = -1;
-          $sourceTopics = a;
-        }
-      }
-    }
-    f = "sourceTopicRegex";
-    let $sourceTopicRegex: number[];
-    {
-      const j = jsonField(o, "sourceTopicRegex");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: number[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: number;
-            e = readJsonInt(ja[i], "int16", -32768, 32767);
-            a.push(e);
-          }
-          i = -1;
-          $sourceTopicRegex = a;
-        }
-      }
-    }
-    f = "repartitionSourceTopics";
-    let $repartitionSourceTopics: number[];
-    {
-      const j = jsonField(o, "repartitionSourceTopics");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: number[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: number;
-            e = readJsonInt(ja[i], "int16", -32768, 32767);
-            a.push(e);
-          }
-          i = -1;
-          $repartitionSourceTopics = a;
-        }
-      }
-    }
-    return {
-      sourceTopics: $sourceTopics,
-      sourceTopicRegex: $sourceTopicRegex,
-      repartitionSourceTopics: $repartitionSourceTopics,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createCopartitionGroup(init: Init<CopartitionGroup> = {}): CopartitionGroup {
-  const sourceTopics$ = ownField(init, "sourceTopics");
-  const sourceTopicRegex$ = ownField(init, "sourceTopicRegex");
-  const repartitionSourceTopics$ = ownField(init, "repartitionSourceTopics");
-  const v: CopartitionGroup = {
-    sourceTopics: sourceTopics$ === undefined ? [] : sourceTopics$,
-    sourceTopicRegex: sourceTopicRegex$ === undefined ? [] : sourceTopicRegex$,
-    repartitionSourceTopics: repartitionSourceTopics$ === undefined ? [] : repartitionSourceTopics$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -2285,13 +1217,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -2302,31 +1233,19 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,
@@ -2334,73 +1253,8 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function KeyValue$toJson(v: KeyValue, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "key";
-    out += ',"key":';
-    out += jsonString(v.key);
-    f = "value";
-    out += ',"value":';
-    out += jsonString(v.value);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function KeyValue$fromJson(json: unknown, version: number): KeyValue {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["key", "value"]);
-    f = "key";
-    let $key: string;
-    {
-      const j = jsonField(o, "key");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $key = readJsonString(j);
-      }
-    }
-    f = "value";
-    let $value: string;
-    {
-      const j = jsonField(o, "value");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $value = readJsonString(j);
-      }
-    }
-    return {
-      key: $key,
-      value: $value,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
@@ -2492,19 +1346,8 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
       i = -1;
       $topicConfigs = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TopicInfo = {
       name: $name,
       partitions: $partitions,
@@ -2518,125 +1361,8 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   }
 }
 
-function TopicInfo$toJson(v: TopicInfo, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "name";
-    out += ',"name":';
-    out += jsonString(v.name);
-    f = "partitions";
-    out += ',"partitions":';
-    out += String(v.partitions);
-    f = "replicationFactor";
-    out += ',"replicationFactor":';
-    out += String(v.replicationFactor);
-    f = "topicConfigs";
-    out += ',"topicConfigs":';
-    {
-      const a = v.topicConfigs;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += KeyValue$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TopicInfo$fromJson(json: unknown, version: number): TopicInfo {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["name", "partitions", "replicationFactor", "topicConfigs"]);
-    f = "name";
-    let $name: string;
-    {
-      const j = jsonField(o, "name");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $name = readJsonString(j);
-      }
-    }
-    f = "partitions";
-    let $partitions: number;
-    {
-      const j = jsonField(o, "partitions");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $partitions = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "replicationFactor";
-    let $replicationFactor: number;
-    {
-      const j = jsonField(o, "replicationFactor");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $replicationFactor = readJsonInt(j, "int16", -32768, 32767);
-      }
-    }
-    f = "topicConfigs";
-    let $topicConfigs: KeyValue[];
-    {
-      const j = jsonField(o, "topicConfigs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: KeyValue[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: KeyValue;
-            e = KeyValue$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $topicConfigs = a;
-        }
-      }
-    }
-    return {
-      name: $name,
-      partitions: $partitions,
-      replicationFactor: $replicationFactor,
-      topicConfigs: $topicConfigs,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTopicInfo(init: Init<TopicInfo> = {}): TopicInfo {
-  const name$ = ownField(init, "name");
-  const partitions$ = ownField(init, "partitions");
-  const replicationFactor$ = ownField(init, "replicationFactor");
-  const topicConfigs$ = ownField(init, "topicConfigs");
-  const v: TopicInfo = {
-    name: name$ === undefined ? "" : name$,
-    partitions: partitions$ === undefined ? 0 : partitions$,
-    replicationFactor: replicationFactor$ === undefined ? 0 : replicationFactor$,
-    topicConfigs: topicConfigs$ === undefined ? [] : initStructs(topicConfigs$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -2652,13 +1378,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -2669,13 +1394,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -2686,19 +1410,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 8) | r.buf[p1 + 1]!;
     r.pos = p1 + 2;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -2706,78 +1419,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function Endpoint$toJson(v: Endpoint, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "host";
-    out += ',"host":';
-    out += jsonString(v.host);
-    f = "port";
-    out += ',"port":';
-    out += String(v.port);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Endpoint$fromJson(json: unknown, version: number): Endpoint {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["host", "port"]);
-    f = "host";
-    let $host: string;
-    {
-      const j = jsonField(o, "host");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $host = readJsonString(j);
-      }
-    }
-    f = "port";
-    let $port: number;
-    {
-      const j = jsonField(o, "port");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $port = readJsonInt(j, "uint16", 0, 65535);
-      }
-    }
-    return {
-      host: $host,
-      port: $port,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "subtopologyId";
@@ -2794,13 +1441,12 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
@@ -2813,13 +1459,12 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function TaskOffset$read(r: Reader, _version: number): TaskOffset {
   let f = "";
-  const i = -1;
   try {
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
@@ -2834,19 +1479,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     r.pos = p1 + 4;
     f = "offset";
     const $offset = r.int64Unchecked();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskOffset = {
       subtopologyId: $subtopologyId,
       partition: $partition,
@@ -2855,89 +1489,8 @@ function TaskOffset$read(r: Reader, _version: number): TaskOffset {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function TaskOffset$toJson(v: TaskOffset, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "partition";
-    out += ',"partition":';
-    out += String(v.partition);
-    f = "offset";
-    out += ',"offset":';
-    out += String(v.offset);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TaskOffset$fromJson(json: unknown, version: number): TaskOffset {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["subtopologyId", "partition", "offset"]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "partition";
-    let $partition: number;
-    {
-      const j = jsonField(o, "partition");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $partition = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "offset";
-    let $offset: bigint;
-    {
-      const j = jsonField(o, "offset");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $offset = readJsonInt64(j);
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      partition: $partition,
-      offset: $offset,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskOffset(init: Init<TaskOffset> = {}): TaskOffset {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partition$ = ownField(init, "partition");
-  const offset$ = ownField(init, "offset");
-  const v: TaskOffset = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partition: partition$ === undefined ? 0 : partition$,
-    offset: offset$ === undefined ? 0n : offset$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
@@ -3005,19 +1558,8 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
       r.pos += n * 4;
       $partitions = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: TaskIds = {
       subtopologyId: $subtopologyId,
       partitions: $partitions,
@@ -3028,117 +1570,6 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
     throw withPath(e, f, i, r.pos, true);
   }
 }
-
-function TaskIds$toJson(v: TaskIds, _version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "subtopologyId";
-    out += ',"subtopologyId":';
-    out += jsonString(v.subtopologyId);
-    f = "partitions";
-    out += ',"partitions":';
-    {
-      const a = v.partitions;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += String(a[i]!);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function TaskIds$fromJson(json: unknown, version: number): TaskIds {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["subtopologyId", "partitions"]);
-    f = "subtopologyId";
-    let $subtopologyId: string;
-    {
-      const j = jsonField(o, "subtopologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $subtopologyId = readJsonString(j);
-      }
-    }
-    f = "partitions";
-    let $partitions: number[];
-    {
-      const j = jsonField(o, "partitions");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: number[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: number;
-            e = readJsonInt(ja[i], "int32", -2147483648, 2147483647);
-            a.push(e);
-          }
-          i = -1;
-          $partitions = a;
-        }
-      }
-    }
-    return {
-      subtopologyId: $subtopologyId,
-      partitions: $partitions,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createTaskIds(init: Init<TaskIds> = {}): TaskIds {
-  const subtopologyId$ = ownField(init, "subtopologyId");
-  const partitions$ = ownField(init, "partitions");
-  const v: TaskIds = {
-    subtopologyId: subtopologyId$ === undefined ? "" : subtopologyId$,
-    partitions: partitions$ === undefined ? [] : partitions$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
-/**
- * The codec of StreamsGroupHeartbeatRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupHeartbeatRequest: a Kafka request message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 88 (assigned by the generator configuration; the design document says `TBD`).
- * - Listeners: broker.
- * - Source: `schemas/StreamsGroupHeartbeatRequest.json`.
- */
-export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatRequest, 88> = /*@__PURE__*/ defineMessage<
-  StreamsGroupHeartbeatRequest,
-  88
->({
-  name: "StreamsGroupHeartbeatRequest",
-  apiKey: 88,
-  type: "request",
-  validVersions: { lowest: 0, highest: 0 },
-  flexibleVersions: { lowest: 0, highest: 32767 },
-  size: StreamsGroupHeartbeatRequest$size,
-  write: StreamsGroupHeartbeatRequest$write,
-  read: StreamsGroupHeartbeatRequest$read,
-  create: createStreamsGroupHeartbeatRequest,
-  toJson: StreamsGroupHeartbeatRequest$toJson,
-  fromJson: StreamsGroupHeartbeatRequest$fromJson,
-});
 
 /**
  * The field table of StreamsGroupHeartbeatRequest: its schema as data, for interpreters (decoding with byte spans,
@@ -3211,4 +1642,68 @@ export const StreamsGroupHeartbeatRequest$fields: MessageTable = {
     ],
   },
 };
-// kafka-wire fingerprint 1c84450ca547297f8997.ea2200754518674b2704
+
+/** A new StreamsGroupHeartbeatRequest: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupHeartbeatRequest = /*@__PURE__*/ tableCreate<StreamsGroupHeartbeatRequest>(
+  StreamsGroupHeartbeatRequest$fields,
+  "StreamsGroupHeartbeatRequest",
+);
+
+/** A new Topology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopology = /*@__PURE__*/ tableCreate<Topology>(StreamsGroupHeartbeatRequest$fields, "Topology");
+
+/** A new Subtopology: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createSubtopology = /*@__PURE__*/ tableCreate<Subtopology>(
+  StreamsGroupHeartbeatRequest$fields,
+  "Subtopology",
+);
+
+/** A new CopartitionGroup: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createCopartitionGroup = /*@__PURE__*/ tableCreate<CopartitionGroup>(
+  StreamsGroupHeartbeatRequest$fields,
+  "CopartitionGroup",
+);
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupHeartbeatRequest$fields, "KeyValue");
+
+/** A new TopicInfo: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTopicInfo = /*@__PURE__*/ tableCreate<TopicInfo>(StreamsGroupHeartbeatRequest$fields, "TopicInfo");
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupHeartbeatRequest$fields, "Endpoint");
+
+/** A new TaskOffset: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskOffset = /*@__PURE__*/ tableCreate<TaskOffset>(
+  StreamsGroupHeartbeatRequest$fields,
+  "TaskOffset",
+);
+
+/** A new TaskIds: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createTaskIds = /*@__PURE__*/ tableCreate<TaskIds>(StreamsGroupHeartbeatRequest$fields, "TaskIds");
+
+/**
+ * The codec of StreamsGroupHeartbeatRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
+ *
+ * StreamsGroupHeartbeatRequest: a Kafka request message.
+ *
+ * - Valid versions: 0; flexible versions: 0+.
+ * - Api key: 88 (assigned by the generator configuration; the design document says `TBD`).
+ * - Listeners: broker.
+ * - Source: `schemas/StreamsGroupHeartbeatRequest.json`.
+ */
+export const StreamsGroupHeartbeatRequest: MessageCodec<StreamsGroupHeartbeatRequest, 88> = /*@__PURE__*/ defineMessage<
+  StreamsGroupHeartbeatRequest,
+  88
+>({
+  name: "StreamsGroupHeartbeatRequest",
+  apiKey: 88,
+  type: "request",
+  validVersions: { lowest: 0, highest: 0 },
+  flexibleVersions: { lowest: 0, highest: 32767 },
+  size: StreamsGroupHeartbeatRequest$size,
+  write: StreamsGroupHeartbeatRequest$write,
+  read: StreamsGroupHeartbeatRequest$read,
+  create: createStreamsGroupHeartbeatRequest,
+  fields: StreamsGroupHeartbeatRequest$fields,
+});

@@ -2,20 +2,13 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type Writer,
-  checkJsonKeys,
   defineMessage,
-  jsonField,
-  jsonString,
-  missingJsonField,
-  ownField,
-  readJsonObject,
-  readJsonString,
   sizeString,
+  tableCreate,
   withPath,
 } from "../src/codegen/v1.js";
 
@@ -45,7 +38,6 @@ function StreamsGroupMemberMetadataKey$size(
   lens: number[],
 ): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "groupId";
@@ -54,26 +46,24 @@ function StreamsGroupMemberMetadataKey$size(
     size += sizeString(v.memberId, lens);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function StreamsGroupMemberMetadataKey$write(w: Writer, v: StreamsGroupMemberMetadataKey, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "groupId";
     w.string(v.groupId);
     f = "memberId";
     w.string(v.memberId);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): StreamsGroupMemberMetadataKey {
   let f = "";
-  const i = -1;
   try {
     f = "groupId";
     const $groupId = r.string();
@@ -85,74 +75,31 @@ function StreamsGroupMemberMetadataKey$read(r: Reader, _version: number): Stream
     };
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
 
-function StreamsGroupMemberMetadataKey$toJson(v: StreamsGroupMemberMetadataKey, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "groupId";
-    out += ',"groupId":';
-    out += jsonString(v.groupId);
-    f = "memberId";
-    out += ',"memberId":';
-    out += jsonString(v.memberId);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupMemberMetadataKey$fromJson(json: unknown, version: number): StreamsGroupMemberMetadataKey {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["groupId", "memberId"]);
-    f = "groupId";
-    let $groupId: string;
-    {
-      const j = jsonField(o, "groupId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $groupId = readJsonString(j);
-      }
-    }
-    f = "memberId";
-    let $memberId: string;
-    {
-      const j = jsonField(o, "memberId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $memberId = readJsonString(j);
-      }
-    }
-    return {
-      groupId: $groupId,
-      memberId: $memberId,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
+/**
+ * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
+ * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
+ */
+export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
+  name: "StreamsGroupMemberMetadataKey",
+  validVersions: "0",
+  flexibleVersions: "none",
+  structs: {
+    StreamsGroupMemberMetadataKey: [
+      ["groupId", "string", "0"],
+      ["memberId", "string", "0"],
+    ],
+  },
+};
 
 /** A new StreamsGroupMemberMetadataKey: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupMemberMetadataKey(
-  init: Init<StreamsGroupMemberMetadataKey> = {},
-): StreamsGroupMemberMetadataKey {
-  const groupId$ = ownField(init, "groupId");
-  const memberId$ = ownField(init, "memberId");
-  const v: StreamsGroupMemberMetadataKey = {
-    groupId: groupId$ === undefined ? "" : groupId$,
-    memberId: memberId$ === undefined ? "" : memberId$,
-  };
-  return v;
-}
+export const createStreamsGroupMemberMetadataKey = /*@__PURE__*/ tableCreate<StreamsGroupMemberMetadataKey>(
+  StreamsGroupMemberMetadataKey$fields,
+  "StreamsGroupMemberMetadataKey",
+);
 
 /**
  * The codec of StreamsGroupMemberMetadataKey: encode, decode, size, create and Kafka's JSON form, for versions 0.
@@ -173,23 +120,5 @@ export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetad
     write: StreamsGroupMemberMetadataKey$write,
     read: StreamsGroupMemberMetadataKey$read,
     create: createStreamsGroupMemberMetadataKey,
-    toJson: StreamsGroupMemberMetadataKey$toJson,
-    fromJson: StreamsGroupMemberMetadataKey$fromJson,
+    fields: StreamsGroupMemberMetadataKey$fields,
   });
-
-/**
- * The field table of StreamsGroupMemberMetadataKey: its schema as data, for interpreters (decoding with byte spans,
- * Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.
- */
-export const StreamsGroupMemberMetadataKey$fields: MessageTable = {
-  name: "StreamsGroupMemberMetadataKey",
-  validVersions: "0",
-  flexibleVersions: "none",
-  structs: {
-    StreamsGroupMemberMetadataKey: [
-      ["groupId", "string", "0"],
-      ["memberId", "string", "0"],
-    ],
-  },
-};
-// kafka-wire fingerprint b750781dbbab261e1387.5d806a9c6ef99f2f469e

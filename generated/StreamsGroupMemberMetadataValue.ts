@@ -2,31 +2,19 @@
 // Regenerate with `kafka-wire generate`.
 
 import {
-  type Init,
   type MessageCodec,
   type MessageTable,
   type Reader,
   type UnknownTaggedField,
   type Writer,
   arrayLength,
-  checkJsonKeys,
   checkStruct,
   defineMessage,
-  initStruct,
-  initStructs,
-  jsonField,
-  jsonNullableString,
-  jsonString,
-  missingJsonField,
-  ownField,
   ownUnknownTaggedFields,
-  readJsonArray,
-  readJsonInt,
-  readJsonObject,
-  readJsonString,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
+  tableCreate,
   uvarintSize,
   withPath,
 } from "../src/codegen/v1.js";
@@ -255,19 +243,8 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
       i = -1;
       $clientTags = a;
     }
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: StreamsGroupMemberMetadataValue = {
       instanceId: $instanceId,
       rackId: $rackId,
@@ -286,225 +263,8 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   }
 }
 
-function StreamsGroupMemberMetadataValue$toJson(v: StreamsGroupMemberMetadataValue, version: number): string {
-  let f = "";
-  let i = -1;
-  try {
-    let out = "";
-    f = "instanceId";
-    out += ',"instanceId":';
-    out += jsonNullableString(v.instanceId);
-    f = "rackId";
-    out += ',"rackId":';
-    out += jsonNullableString(v.rackId);
-    f = "clientId";
-    out += ',"clientId":';
-    out += jsonString(v.clientId);
-    f = "clientHost";
-    out += ',"clientHost":';
-    out += jsonString(v.clientHost);
-    f = "rebalanceTimeoutMs";
-    out += ',"rebalanceTimeoutMs":';
-    out += String(v.rebalanceTimeoutMs);
-    f = "topologyId";
-    out += ',"topologyId":';
-    out += jsonString(v.topologyId);
-    f = "processId";
-    out += ',"processId":';
-    out += jsonString(v.processId);
-    f = "userEndpoint";
-    out += ',"userEndpoint":';
-    out += Endpoint$toJson(v.userEndpoint, version);
-    f = "clientTags";
-    out += ',"clientTags":';
-    {
-      const a = v.clientTags;
-      out += "[";
-      for (i = 0; i < a.length; i++) {
-        if (i > 0) out += ",";
-        out += KeyValue$toJson(a[i]!, version);
-      }
-      i = -1;
-      out += "]";
-    }
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function StreamsGroupMemberMetadataValue$fromJson(json: unknown, version: number): StreamsGroupMemberMetadataValue {
-  let f = "";
-  let i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, [
-      "instanceId",
-      "rackId",
-      "clientId",
-      "clientHost",
-      "rebalanceTimeoutMs",
-      "topologyId",
-      "processId",
-      "userEndpoint",
-      "clientTags",
-    ]);
-    f = "instanceId";
-    let $instanceId: string | null;
-    {
-      const j = jsonField(o, "instanceId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $instanceId = null;
-        } else {
-          $instanceId = readJsonString(j);
-        }
-      }
-    }
-    f = "rackId";
-    let $rackId: string | null;
-    {
-      const j = jsonField(o, "rackId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        if (j === null) {
-          $rackId = null;
-        } else {
-          $rackId = readJsonString(j);
-        }
-      }
-    }
-    f = "clientId";
-    let $clientId: string;
-    {
-      const j = jsonField(o, "clientId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientId = readJsonString(j);
-      }
-    }
-    f = "clientHost";
-    let $clientHost: string;
-    {
-      const j = jsonField(o, "clientHost");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $clientHost = readJsonString(j);
-      }
-    }
-    f = "rebalanceTimeoutMs";
-    let $rebalanceTimeoutMs: number;
-    {
-      const j = jsonField(o, "rebalanceTimeoutMs");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $rebalanceTimeoutMs = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    f = "topologyId";
-    let $topologyId: string;
-    {
-      const j = jsonField(o, "topologyId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $topologyId = readJsonString(j);
-      }
-    }
-    f = "processId";
-    let $processId: string;
-    {
-      const j = jsonField(o, "processId");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $processId = readJsonString(j);
-      }
-    }
-    f = "userEndpoint";
-    let $userEndpoint: Endpoint;
-    {
-      const j = jsonField(o, "userEndpoint");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $userEndpoint = Endpoint$fromJson(j, version);
-      }
-    }
-    f = "clientTags";
-    let $clientTags: KeyValue[];
-    {
-      const j = jsonField(o, "clientTags");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        {
-          const ja = readJsonArray(j);
-          const a: KeyValue[] = [];
-          for (i = 0; i < ja.length; i++) {
-            let e: KeyValue;
-            e = KeyValue$fromJson(ja[i], version);
-            a.push(e);
-          }
-          i = -1;
-          $clientTags = a;
-        }
-      }
-    }
-    return {
-      instanceId: $instanceId,
-      rackId: $rackId,
-      clientId: $clientId,
-      clientHost: $clientHost,
-      rebalanceTimeoutMs: $rebalanceTimeoutMs,
-      topologyId: $topologyId,
-      processId: $processId,
-      userEndpoint: $userEndpoint,
-      clientTags: $clientTags,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createStreamsGroupMemberMetadataValue(
-  init: Init<StreamsGroupMemberMetadataValue> = {},
-): StreamsGroupMemberMetadataValue {
-  const instanceId$ = ownField(init, "instanceId");
-  const rackId$ = ownField(init, "rackId");
-  const clientId$ = ownField(init, "clientId");
-  const clientHost$ = ownField(init, "clientHost");
-  const rebalanceTimeoutMs$ = ownField(init, "rebalanceTimeoutMs");
-  const topologyId$ = ownField(init, "topologyId");
-  const processId$ = ownField(init, "processId");
-  const userEndpoint$ = ownField(init, "userEndpoint");
-  const clientTags$ = ownField(init, "clientTags");
-  const v: StreamsGroupMemberMetadataValue = {
-    instanceId: instanceId$ === undefined ? "" : instanceId$,
-    rackId: rackId$ === undefined ? "" : rackId$,
-    clientId: clientId$ === undefined ? "" : clientId$,
-    clientHost: clientHost$ === undefined ? "" : clientHost$,
-    rebalanceTimeoutMs: rebalanceTimeoutMs$ === undefined ? -1 : rebalanceTimeoutMs$,
-    topologyId: topologyId$ === undefined ? "" : topologyId$,
-    processId: processId$ === undefined ? "" : processId$,
-    userEndpoint: userEndpoint$ === undefined ? createEndpoint() : initStruct(userEndpoint$, createEndpoint),
-    clientTags: clientTags$ === undefined ? [] : initStructs(clientTags$, createKeyValue),
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
 function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "host";
@@ -520,13 +280,12 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     w.compactString(v.host);
@@ -537,13 +296,12 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function Endpoint$read(r: Reader, _version: number): Endpoint {
   let f = "";
-  const i = -1;
   try {
     f = "host";
     const $host = r.compactString();
@@ -554,19 +312,8 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     const p1 = r.pos;
     const $port = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: Endpoint = {
       host: $host,
       port: $port,
@@ -574,78 +321,12 @@ function Endpoint$read(r: Reader, _version: number): Endpoint {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
-}
-
-function Endpoint$toJson(v: Endpoint, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "host";
-    out += ',"host":';
-    out += jsonString(v.host);
-    f = "port";
-    out += ',"port":';
-    out += String(v.port);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function Endpoint$fromJson(json: unknown, version: number): Endpoint {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["host", "port"]);
-    f = "host";
-    let $host: string;
-    {
-      const j = jsonField(o, "host");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $host = readJsonString(j);
-      }
-    }
-    f = "port";
-    let $port: number;
-    {
-      const j = jsonField(o, "port");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $port = readJsonInt(j, "int32", -2147483648, 2147483647);
-      }
-    }
-    return {
-      host: $host,
-      port: $port,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createEndpoint(init: Init<Endpoint> = {}): Endpoint {
-  const host$ = ownField(init, "host");
-  const port$ = ownField(init, "port");
-  const v: Endpoint = {
-    host: host$ === undefined ? "" : host$,
-    port: port$ === undefined ? 0 : port$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
 }
 
 function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
   let f = "";
-  const i = -1;
   try {
     let size = 0;
     f = "key";
@@ -662,13 +343,12 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += uvarintSize(tagged);
     return size;
   } catch (e) {
-    throw withPath(e, f, i, -1, false);
+    throw withPath(e, f, -1, -1, false);
   }
 }
 
 function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     w.compactString(v.key);
@@ -679,31 +359,19 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.uvarint(tagged);
     if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
   } catch (e) {
-    throw withPath(e, f, i, w.pos, false);
+    throw withPath(e, f, -1, w.pos, false);
   }
 }
 
 function KeyValue$read(r: Reader, _version: number): KeyValue {
   let f = "";
-  const i = -1;
   try {
     f = "key";
     const $key = r.compactString();
     f = "value";
     const $value = r.compactString();
-    let unknown: UnknownTaggedField[] | undefined;
     f = "";
-    const count = r.uvarint();
-    let previous = -1;
-    for (let t = 0; t < count; t++) {
-      f = "";
-      const at = r.pos;
-      const tag = r.uvarint();
-      r.checkTagOrder(tag, previous, at);
-      previous = tag;
-      const end = r.taggedFieldEnd();
-      (unknown ??= []).push(r.unknownTaggedField(tag, end));
-    }
+    const unknown = r.taggedSection();
     const o: KeyValue = {
       key: $key,
       value: $value,
@@ -711,97 +379,9 @@ function KeyValue$read(r: Reader, _version: number): KeyValue {
     if (unknown !== undefined) o._unknownTaggedFields = unknown;
     return o;
   } catch (e) {
-    throw withPath(e, f, i, r.pos, true);
+    throw withPath(e, f, -1, r.pos, true);
   }
 }
-
-function KeyValue$toJson(v: KeyValue, _version: number): string {
-  let f = "";
-  const i = -1;
-  try {
-    let out = "";
-    f = "key";
-    out += ',"key":';
-    out += jsonString(v.key);
-    f = "value";
-    out += ',"value":';
-    out += jsonString(v.value);
-    return out === "" ? "{}" : `{${out.slice(1)}}`;
-  } catch (e) {
-    throw withPath(e, f, i, -1, false);
-  }
-}
-
-function KeyValue$fromJson(json: unknown, version: number): KeyValue {
-  let f = "";
-  const i = -1;
-  try {
-    const o = readJsonObject(json);
-    checkJsonKeys(o, ["key", "value"]);
-    f = "key";
-    let $key: string;
-    {
-      const j = jsonField(o, "key");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $key = readJsonString(j);
-      }
-    }
-    f = "value";
-    let $value: string;
-    {
-      const j = jsonField(o, "value");
-      if (j === undefined) {
-        throw missingJsonField(version);
-      } else {
-        $value = readJsonString(j);
-      }
-    }
-    return {
-      key: $key,
-      value: $value,
-    };
-  } catch (e) {
-    throw withPath(e, f, i, -1, true);
-  }
-}
-
-/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
-export function createKeyValue(init: Init<KeyValue> = {}): KeyValue {
-  const key$ = ownField(init, "key");
-  const value$ = ownField(init, "value");
-  const v: KeyValue = {
-    key: key$ === undefined ? "" : key$,
-    value: value$ === undefined ? "" : value$,
-  };
-  const unknown = ownUnknownTaggedFields(init);
-  if (unknown !== undefined) v._unknownTaggedFields = unknown;
-  return v;
-}
-
-/**
- * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupMemberMetadataValue: a Kafka data message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
- */
-export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
-  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
-    name: "StreamsGroupMemberMetadataValue",
-    apiKey: null,
-    type: "data",
-    validVersions: { lowest: 0, highest: 0 },
-    flexibleVersions: { lowest: 0, highest: 32767 },
-    size: StreamsGroupMemberMetadataValue$size,
-    write: StreamsGroupMemberMetadataValue$write,
-    read: StreamsGroupMemberMetadataValue$read,
-    create: createStreamsGroupMemberMetadataValue,
-    toJson: StreamsGroupMemberMetadataValue$toJson,
-    fromJson: StreamsGroupMemberMetadataValue$fromJson,
-  });
 
 /**
  * The field table of StreamsGroupMemberMetadataValue: its schema as data, for interpreters (decoding with byte spans,
@@ -833,4 +413,37 @@ export const StreamsGroupMemberMetadataValue$fields: MessageTable = {
     ],
   },
 };
-// kafka-wire fingerprint efc2b766f0abe0898a81.8119f6f544f607c88a6a
+
+/** A new StreamsGroupMemberMetadataValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createStreamsGroupMemberMetadataValue = /*@__PURE__*/ tableCreate<StreamsGroupMemberMetadataValue>(
+  StreamsGroupMemberMetadataValue$fields,
+  "StreamsGroupMemberMetadataValue",
+);
+
+/** A new Endpoint: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupMemberMetadataValue$fields, "Endpoint");
+
+/** A new KeyValue: the fields of `init`, and every field it omits (at any depth) at its schema default. */
+export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupMemberMetadataValue$fields, "KeyValue");
+
+/**
+ * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
+ *
+ * StreamsGroupMemberMetadataValue: a Kafka data message.
+ *
+ * - Valid versions: 0; flexible versions: 0+.
+ * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
+ */
+export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
+  /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
+    name: "StreamsGroupMemberMetadataValue",
+    apiKey: null,
+    type: "data",
+    validVersions: { lowest: 0, highest: 0 },
+    flexibleVersions: { lowest: 0, highest: 32767 },
+    size: StreamsGroupMemberMetadataValue$size,
+    write: StreamsGroupMemberMetadataValue$write,
+    read: StreamsGroupMemberMetadataValue$read,
+    create: createStreamsGroupMemberMetadataValue,
+    fields: StreamsGroupMemberMetadataValue$fields,
+  });

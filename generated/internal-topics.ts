@@ -34,4 +34,3 @@ export const internalTopics: InternalTopics<InternalTopicRecords> =
       ],
     },
   });
-// kafka-wire fingerprint 8020da4becdbc969cb20.aa2a5aa883b9816483db

@@ -1,21 +1,13 @@
 /**
  * The generator pipeline: find schema files → parse and validate (load.ts) → emit TypeScript
- * (emit/) → format with prettier → write, or compare with what is there (`check`).
- *
- * Formatting is nearly all of the time (see format-pool.ts), so every formatted file ends with a
- * fingerprint line: a hash of the emitted (unformatted) text with prettier's version and options,
- * and a hash of the formatted text above it. When the file on disk carries the fingerprint of what
- * was just emitted and its text still matches, it is exactly what formatting would produce again,
- * and prettier is not run. A hand-edited file fails the second hash: `generate` formats and writes
- * it again, and `check` reports it stale without formatting anything (see {@link generate}).
+ * (emit/) → write, or compare with what is there (`check`). The emitter lays code out as prettier
+ * would (emit/code.ts), so no formatter runs: test/generator/prettier-stable.test.ts checks that
+ * prettier leaves every generated file as it is.
  */
 
-import { createHash } from "node:crypto";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { version as prettierVersion } from "prettier";
 import { DEFAULT_RUNTIME_IMPORT } from "./schema/config.js";
-import { FORMAT_OPTIONS, formatTypeScriptFiles, type FormatJob } from "./format-pool.js";
 import { indexModules } from "./emit/index-module.js";
 import { hasInternalTopics, INTERNAL_TOPICS_MODULE, internalTopicsModule } from "./emit/internal-topics.js";
 import { planInternalTopics, type InternalRecordRegistration } from "./schema/internal-topics.js";
@@ -49,8 +41,6 @@ export interface RenderOptions {
    * see `regenerateCommand` in config.ts.
    */
   readonly command?: string;
-  /** Format with prettier (default true). Off only for code nobody reads (the CLI's codec cache). */
-  readonly format?: boolean;
 }
 
 export interface GenerateOptions extends RenderOptions {
@@ -86,59 +76,6 @@ export const DEFAULT_COMMAND = "kafka-wire generate";
 export async function generatorVersion(): Promise<string> {
   const pkg = JSON.parse(await readFile(new URL("../package.json", import.meta.url), "utf8")) as { version: string };
   return pkg.version;
-}
-
-/** Starts the last line of a formatted generated file: `<emitted text hash>.<formatted text hash>`. */
-export const FINGERPRINT_MARK = "// kafka-wire fingerprint ";
-
-function hash(text: string): string {
-  return createHash("sha256").update(text).digest("hex").slice(0, 20);
-}
-
-/** The fingerprint of `emitted`: a hash of it with prettier's version and options. */
-function sourceHash(emitted: string): string {
-  return hash(`prettier ${prettierVersion} ${JSON.stringify(FORMAT_OPTIONS)}\n${emitted}`);
-}
-
-/** The formatted file: prettier's output of `emitted`, then the fingerprint line. */
-function withFingerprint(emitted: string, formatted: string): string {
-  return `${formatted}${FINGERPRINT_MARK}${sourceHash(emitted)}.${hash(formatted)}\n`;
-}
-
-/**
- * True when `current` (the file on disk) carries the fingerprint of `emitted` and its text still
- * matches it: it is the formatted file already (see the module comment).
- */
-function isFormatted(emitted: string, current: string | null): boolean {
-  if (current === null) return false;
-  const at = current.lastIndexOf(FINGERPRINT_MARK);
-  if (at < 0) return false;
-  const formatted = current.slice(0, at);
-  return current.slice(at) === `${FINGERPRINT_MARK}${sourceHash(emitted)}.${hash(formatted)}\n`;
-}
-
-/**
- * The files for `emitted` (by name): each formatted with its fingerprint line, or the file on disk
- * as it is when that is what formatting would give. The files left are formatted together, on
- * worker threads when there are many (format-pool.ts).
- */
-async function formatFiles(
-  emitted: ReadonlyMap<string, string>,
-  current: (name: string) => Promise<string | null>,
-): Promise<Map<string, string>> {
-  const files = new Map<string, string>();
-  const jobs: FormatJob[] = [];
-  for (const [name, text] of emitted) {
-    const onDisk = await current(name);
-    if (onDisk !== null && isFormatted(text, onDisk)) files.set(name, onDisk);
-    else {
-      files.set(name, ""); // keeps the order of `emitted`; filled in below
-      jobs.push({ name, text });
-    }
-  }
-  const formatted = await formatTypeScriptFiles(jobs);
-  for (const [i, { name, text }] of jobs.entries()) files.set(name, withFingerprint(text, formatted[i]!));
-  return files;
 }
 
 function toPosix(p: string): string {
@@ -257,15 +194,10 @@ export interface RenderedCodecs {
 }
 
 /**
- * Generates the codecs of every schema found, without writing them. `current` gives the file of
- * that name already on disk, if any: one that carries the fingerprint of what is emitted now is
- * taken as it is, without formatting (see the module comment).
+ * Generates the codecs of every schema found, without writing them.
  * @throws SchemaError (with `file:line:column`) for the first schema that does not parse or validate.
  */
-export async function renderCodecs(
-  options: RenderOptions,
-  current: (name: string) => Promise<string | null> = async () => null,
-): Promise<RenderedCodecs> {
+export async function renderCodecs(options: RenderOptions): Promise<RenderedCodecs> {
   const cwd = options.cwd ?? process.cwd();
   const version = await generatorVersion();
   const runtimeImport = options.runtimeImport ?? DEFAULT_RUNTIME_IMPORT;
@@ -309,8 +241,7 @@ export async function renderCodecs(
   for (const [name, text] of indexModules(codecs, { version, sources, command }, runtimeImport, extraModules)) {
     emitted.set(name, text);
   }
-  const files = options.format === false ? emitted : await formatFiles(emitted, current);
-  return { messages, files, warnings: messages.flatMap((m) => m.warnings) };
+  return { messages, files: emitted, warnings: messages.flatMap((m) => m.warnings) };
 }
 
 /**
@@ -338,28 +269,12 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
   if ((await stat(outDir).catch(() => null))?.isDirectory() === false) {
     throw new Error(`the output folder ${toPosix(path.relative(cwd, outDir))} is not a folder`);
   }
-  // `--check` formats nothing: a file is what generate would write exactly when it carries the
-  // fingerprint of what is emitted now and its text still matches that fingerprint (a file that
-  // does not is stale whatever formatting would give: at least its fingerprint line would change).
-  const checkByFingerprint = options.check === true && options.format !== false;
-  // Each file on disk is read once: renderCodecs looks at it for its fingerprint, the loop below
-  // compares with it.
-  const onDisk = new Map<string, Promise<string | null>>();
-  const readOnce = (name: string): Promise<string | null> => {
-    let text = onDisk.get(name);
-    if (text === undefined) onDisk.set(name, (text = readOutput(path.join(outDir, name), cwd)));
-    return text;
-  };
-  const {
-    messages,
-    files: outputs,
-    warnings,
-  } = await renderCodecs(checkByFingerprint ? { ...options, format: false } : options, readOnce);
+  const { messages, files: outputs, warnings } = await renderCodecs(options);
   const results: { path: string; status: FileStatus }[] = [];
   if (!options.check) await mkdir(outDir, { recursive: true });
   for (const [name, text] of [...outputs].sort(([a], [b]) => a.localeCompare(b))) {
     const target = path.join(outDir, name);
-    const current = await readOnce(name);
+    const current = await readOutput(target, cwd);
     const label = toPosix(path.relative(cwd, target));
     if (current !== null && !current.startsWith(GENERATED_MARK)) {
       // Never replace a file we did not write: it is the user's.
@@ -370,7 +285,7 @@ export async function generate(options: GenerateOptions): Promise<GenerateResult
         reason: `refusing to overwrite ${label}: it was not generated by kafka-wire (no "${GENERATED_MARK}" header)`,
       });
     }
-    if (checkByFingerprint ? isFormatted(text, current) : current === text) {
+    if (current === text) {
       results.push({ path: label, status: "unchanged" });
     } else if (options.check) {
       results.push({ path: label, status: current === null ? "missing" : "stale" });

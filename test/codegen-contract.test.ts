@@ -41,6 +41,30 @@ function importedNames(dir: string, specifier: string): Set<string> {
 
 const V1 = path.join(REPO_ROOT, "src", "codegen", "v1.ts");
 
+/** What generated X$toJson/X$fromJson and createX functions imported; generated code no longer has them. */
+const LEGACY = [
+  "Init",
+  "initStruct",
+  "initStructs",
+  "ownField",
+  "checkJsonKeys",
+  "jsonBytes",
+  "jsonField",
+  "jsonFloat64",
+  "jsonNullableString",
+  "jsonString",
+  "missingJsonField",
+  "readJsonArray",
+  "readJsonBool",
+  "readJsonBytes",
+  "readJsonFloat64",
+  "readJsonInt",
+  "readJsonInt64",
+  "readJsonObject",
+  "readJsonString",
+  "readJsonUuid",
+];
+
 describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "kafka-schemas", () => {
   it("exports every name the generated corpus and seed codecs import, and no other", () => {
     const corpusSpecifier = path
@@ -66,8 +90,12 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
         "FieldRow",
         "FieldOptions",
         "TableDefault",
+        // Kept for code generated before Kafka's JSON form and createX moved into the runtime
+        // (driven by the field table): its X$toJson/X$fromJson and createX functions import these.
+        ...LEGACY,
       ]),
     ];
+    for (const name of LEGACY) expect(used.has(name), name).toBe(false);
     expect([...exportedNames(V1)].sort()).toEqual(expected.sort());
   });
 });

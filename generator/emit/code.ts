@@ -2,17 +2,80 @@
  * The one way generated TypeScript is built: an indented line builder with version-pruned
  * branches (see `condition` in versions.ts). Several builders can branch together
  * ({@link Code.ifVersionAll}), which is how a field's size and write code come from one walk.
+ *
+ * It also lays code out as prettier does (so that `generate` runs no formatter): each builder
+ * knows the depth its text ends up at, and the few constructs that may not fit on a line (lists,
+ * signatures, statements after a condition) break as prettier breaks them.
  */
 
 import { condition, type Versions } from "../schema/versions.js";
+
+/** The line length generated code keeps to: the project's prettier `printWidth` (.prettierrc.json). */
+export const PRINT_WIDTH = 120;
+
+/**
+ * A string literal as prettier prints it: double quotes, unless the text has more double quotes
+ * than single ones (`',"key":'`).
+ */
+export function stringLiteral(text: string): string {
+  const json = JSON.stringify(text);
+  const doubles = text.split('"').length - 1;
+  const singles = text.split("'").length - 1;
+  if (doubles <= singles) return json;
+  return `'${json.slice(1, -1).replace(/\\"/g, '"').replace(/'/g, "\\'")}'`;
+}
+
+/** `import { names } from "specifier";`, one name a line when that is longer than the print width. */
+export function importLine(code: Code, names: readonly string[], specifier: string): void {
+  code.list("import { ", names, ` } from ${stringLiteral(specifier)};`);
+}
 
 export class Code {
   private readonly lines: string[] = [];
   private depth = 0;
 
+  /**
+   * @param base the depth at which this builder's text ends up (it is appended there): lines are
+   *   measured against the print width from there.
+   */
+  constructor(private readonly base = 0) {}
+
   line(text: string): this {
-    this.lines.push("  ".repeat(this.depth) + text);
+    this.lines.push(text === "" ? "" : "  ".repeat(this.depth) + text);
     return this;
+  }
+
+  /** Whether `text` fits on one line at this builder's depth (prettier's print width). */
+  fits(text: string): boolean {
+    return (this.base + this.depth) * 2 + text.length <= PRINT_WIDTH;
+  }
+
+  /**
+   * `open items close` on one line when it fits, else as prettier breaks a list: `open`, each
+   * item on a line of its own followed by a comma (`trailing`: the last one too), `close`.
+   */
+  list(open: string, items: readonly string[], close: string, trailing = true): this {
+    const one = `${open}${items.join(", ")}${close}`;
+    if (this.fits(one)) return this.line(one);
+    this.line(open.trimEnd());
+    this.indented(() => items.forEach((item, k) => this.line(k < items.length - 1 || trailing ? `${item},` : item)));
+    return this.line(close.trimStart());
+  }
+
+  /**
+   * `head tail` on one line when it fits, else `tail` on the next line one level deeper (a
+   * statement after `if (…)`, an expression after `=` or `name:`).
+   */
+  lineOrBreak(head: string, tail: string): this {
+    const one = `${head} ${tail}`;
+    if (this.fits(one)) return this.line(one);
+    return this.line(head).indented(() => this.line(tail));
+  }
+
+  /** `head {` with a line per property, `};` (`head {};` without properties), as prettier prints an object literal. */
+  object(head: string, properties: readonly string[], tail = "};"): this {
+    if (properties.length === 0) return this.line(`${head} {}${tail.slice(1)}`);
+    return this.block(head, () => properties.forEach((p) => this.line(p)), tail);
   }
 
   /** Every line of `text` (a fragment built by another Code), at this builder's depth. */
@@ -21,13 +84,56 @@ export class Code {
     return this;
   }
 
-  /** `head {` body `}`. */
+  /** `head {` body `}` (a bare block `{` body `}` when `head` is empty). */
   block(head: string, body: () => void, tail = "}"): this {
-    this.line(`${head} {`);
+    return this.nest(head === "" ? "{" : `${head} {`, body, tail);
+  }
+
+  /** The line `open`, `body` one level deeper, the line `close`. */
+  nest(open: string, body: () => void, close: string): this {
+    this.line(open);
     this.depth++;
     body();
     this.depth--;
-    this.line(tail);
+    this.line(close);
+    return this;
+  }
+
+  /** `body` one level deeper. */
+  indented(body: () => void): this {
+    this.depth++;
+    body();
+    this.depth--;
+    return this;
+  }
+
+  /**
+   * `head {` then `} else {`, leaving the else branch open: what follows goes into it until
+   * {@link close} (for branches whose else part two builders fill in turn).
+   */
+  openElse(head: string, then: () => void): this {
+    this.block(head, then, "} else {");
+    this.depth++;
+    return this;
+  }
+
+  /** Ends the branch {@link openElse} left open. */
+  close(): this {
+    this.depth--;
+    return this.line("}");
+  }
+
+  /** `head {` then `} else {` otherwise `}`. */
+  ifElse(head: string, then: () => void, otherwise: () => void): this {
+    this.line(`${head} {`);
+    this.depth++;
+    then();
+    this.depth--;
+    this.line("} else {");
+    this.depth++;
+    otherwise();
+    this.depth--;
+    this.line("}");
     return this;
   }
 

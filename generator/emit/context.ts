@@ -7,7 +7,7 @@
 import type { FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
 import type { Versions } from "../schema/versions.js";
 import { flexibleVersionsOf, structOf } from "../schema/wire-types.js";
-import type { Code } from "./code.js";
+import { Code } from "./code.js";
 
 export interface EmitOptions {
   /** Module specifier the generated code imports the runtime from. */
@@ -92,20 +92,68 @@ export function fieldMark(field: FieldSpec): string {
   return `f = ${JSON.stringify(field.propertyName)};`;
 }
 
+/** The depth of a {@link structFunction}'s body: inside the function and its `try`. */
+export const BODY_DEPTH = 2;
+
 /**
  * A struct function whose body runs in a try/catch that adds the field path to errors: `f`
- * names the field, `i` the array index (see the runtime's `withPath`).
+ * names the field, `i` the array index (see the runtime's `withPath`). Parameters the body never
+ * reads get a `_` prefix ({@link unusedPrefixed}).
  */
 export function structFunction(
   ctx: ModuleContext,
   struct: StructSpec,
-  signature: string,
+  name: string,
+  params: readonly string[],
+  returnType: string,
   body: Code,
   decoding: boolean,
   offset: string,
 ): string {
   const usesArrays = struct.fields.some((f) => f.type.kind === "array");
-  const locals = usesArrays ? 'let f = "";\nlet i = -1;' : 'let f = "";\nconst i = -1;';
-  const wrapped = `${locals}\ntry {\n${body}\n} catch (e) {\n  throw ${ctx.rt("withPath")}(e, f, i, ${offset}, ${decoding});\n}`;
-  return `function ${signature} {\n${wrapped}\n}`;
+  const text = body.toString();
+  const fn = new Code();
+  fn.block(signature(fn, `function ${name}(`, unusedPrefixed(params, `${text}\n${offset}`), `): ${returnType}`), () => {
+    fn.line('let f = "";');
+    // No arrays: no index (-1) to name in errors.
+    if (usesArrays) fn.line("let i = -1;");
+    fn.block("try", () => fn.append(text), "} catch (e) {");
+    fn.indented(() =>
+      fn.line(`throw ${ctx.rt("withPath")}(e, f, ${usesArrays ? "i" : "-1"}, ${offset}, ${decoding});`),
+    );
+    fn.line("}");
+  });
+  return fn.toString();
+}
+
+/**
+ * A function signature as prettier lays it out: on one line with its ` {` when that fits, else
+ * each parameter on a line of its own. Emits all but the last line and returns that (the head
+ * of the body's block).
+ */
+export function signature(code: Code, open: string, params: readonly string[], close: string): string {
+  const one = `${open}${params.join(", ")}${close}`;
+  if (code.fits(`${one} {`)) return one;
+  code.line(open);
+  code.indented(() => params.forEach((p) => code.line(`${p},`)));
+  return close;
+}
+
+/**
+ * `params` with a `_` prefix on those `body` never reads, so that generated code compiles under
+ * `noUnusedParameters` (a size function of fixed-size fields needs no `lens`, a struct whose
+ * fields exist in every version no `version`). Reads are found in the body with its strings and
+ * comments removed; a `name:` object key or a `.name` property is not a read.
+ */
+export function unusedPrefixed(params: readonly string[], body: string): string[] {
+  const code = body.replace(
+    /"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g,
+    '""',
+  );
+  return params.map((p) => {
+    const name = /^[A-Za-z$][\w$]*/.exec(p)?.[0];
+    if (name === undefined || name.startsWith("_")) return p;
+    const read = new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])(?!\\s*:(?!:))`);
+    return read.test(code) ? p : `_${p}`;
+  });
 }

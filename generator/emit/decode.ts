@@ -17,7 +17,7 @@ import {
   tsTypeOf,
 } from "../schema/wire-types.js";
 import { Code } from "./code.js";
-import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
+import { BODY_DEPTH, fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
 import { literal } from "./defaults.js";
 
 export class DecodeEmitter {
@@ -27,7 +27,7 @@ export class DecodeEmitter {
   emitStruct(struct: StructSpec, ctx: Versions): void {
     const S = struct.name;
     const flexible = this.ctx.spec.flexibleVersions;
-    const read = new Code();
+    const read = new Code(BODY_DEPTH);
     // Declarations first (in field order), then the reads.
     const reads: (() => void)[] = [];
     const isAlways = (field: FieldSpec): boolean =>
@@ -67,7 +67,7 @@ export class DecodeEmitter {
           if (run !== undefined) {
             // Truncated inside the run: step through it to name the field the input cuts.
             read.block(`if (r.remaining() < ${at.bytes})`, () => {
-              for (const f of run) read.line(`${fieldMark(f)} r.skip(${fixedSizeOf(f.type)!});`);
+              for (const f of run) read.line(fieldMark(f)).line(`r.skip(${fixedSizeOf(f.type)!});`);
             });
             if (at.usesStart) read.line(`const ${p} = r.pos;`);
           }
@@ -76,7 +76,7 @@ export class DecodeEmitter {
           const inline = PRIMITIVES[name].inlineRead;
           const byte = (k: number): string => `r.buf[${p}${at.offset + k === 0 ? "" : ` + ${at.offset + k}`}]!`;
           if (inline !== undefined) {
-            read.line(`const ${local} = ${inline(byte)};`);
+            read.lineOrBreak(`const ${local} =`, `${inline(byte)};`);
           } else {
             // A Reader method can still fail here (a bool above 1 with strictBool): name the field.
             if (at.seek) read.line(`r.pos = ${p} + ${at.offset};`);
@@ -86,7 +86,7 @@ export class DecodeEmitter {
           if (at.last && at.end !== at.bytes) read.line(`r.pos = ${p} + ${at.bytes};`);
         });
       } else if (isAlways(field)) {
-        const body = new Code();
+        const body = new Code(BODY_DEPTH);
         this.readField(body, field, local, ctx, false);
         const text = body.toString();
         // A value read in every version by one expression becomes a const.
@@ -118,19 +118,23 @@ export class DecodeEmitter {
     }
     for (const emit of reads) emit();
     const hasTaggedSection = !flexible.intersect(ctx).isEmpty();
-    if (hasTaggedSection) read.line("let unknown: UnknownTaggedField[] | undefined;");
-    read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c));
-    read.line(`const o: ${S} = {`);
-    for (const field of struct.fields) read.line(`  ${field.propertyName}: $${field.propertyName},`);
-    read.line("};");
+    // Read in every version: a const; in some: declared before the branch.
+    const always = condition(flexible, ctx).kind === "always";
+    if (hasTaggedSection && !always) read.line(`let unknown: ${this.ctx.rt("UnknownTaggedField")}[] | undefined;`);
+    read.ifVersion(flexible, ctx, (c) => this.readTaggedSection(read, struct, c, always ? "const " : ""));
+    read.object(
+      `const o: ${S} =`,
+      struct.fields.map((f) => `${f.propertyName}: $${f.propertyName},`),
+    );
     if (hasTaggedSection) read.line("if (unknown !== undefined) o._unknownTaggedFields = unknown;");
     read.line("return o;");
-    if (hasTaggedSection) this.ctx.rt("UnknownTaggedField");
     this.ctx.functions.push(
       structFunction(
         this.ctx,
         struct,
-        `${S}$read(r: ${this.ctx.rt("Reader")}, version: number): ${S}`,
+        `${S}$read`,
+        [`r: ${this.ctx.rt("Reader")}`, "version: number"],
+        S,
         read,
         true,
         "r.pos",
@@ -138,45 +142,43 @@ export class DecodeEmitter {
     );
   }
 
-  /** The tagged-field section: known tags into their locals, unknown ones kept in order. */
-  private readTaggedSection(read: Code, struct: StructSpec, c: Versions): void {
+  /**
+   * The tagged-field section, read by the runtime (`r.taggedSection`): known tags into their
+   * locals (by a callback that names the field for errors), unknown ones kept in order.
+   */
+  private readTaggedSection(read: Code, struct: StructSpec, c: Versions, declare: string): void {
     const tagged = taggedFields(struct);
     read.line('f = "";');
-    read.line("const count = r.uvarint();");
-    read.line("let previous = -1;");
-    read.block("for (let t = 0; t < count; t++)", () => {
-      read.line('f = "";');
-      read.line("const at = r.pos;");
-      read.line("const tag = r.uvarint();");
-      read.line("r.checkTagOrder(tag, previous, at);");
-      read.line("previous = tag;");
-      read.line("const end = r.taggedFieldEnd();");
-      let first = true;
-      for (const field of tagged) {
-        read.line(`${first ? "" : "} else "}if (tag === ${field.tag}) {`);
-        first = false;
-        read.line(`  ${fieldMark(field)}`);
-        const inner = new Code();
-        // Kafka's reader rejects a known tag in a version where the field is not tagged.
-        inner.ifVersion(
-          field.taggedVersions.intersect(c),
-          c,
-          (c2) => {
-            this.readField(inner, field, `$${field.propertyName}`, c2, true);
-            inner.line("r.endTaggedField(tag, end);");
-          },
-          () => inner.line("throw r.tagNotInVersion(tag, version, at);"),
-        );
-        for (const l of inner.toString().split("\n")) read.line(`  ${l}`);
-      }
-      if (first) {
-        read.line("(unknown ??= []).push(r.unknownTaggedField(tag, end));");
-      } else {
-        read.line("} else {");
-        read.line("  (unknown ??= []).push(r.unknownTaggedField(tag, end));");
-        read.line("}");
-      }
-    });
+    if (tagged.length === 0) {
+      read.line(`${declare}unknown = r.taggedSection();`);
+      return;
+    }
+    // `at` only where a known tag can come in a version that does not tag its field.
+    const checksVersion = tagged.some((field) => condition(field.taggedVersions.intersect(c), c).kind !== "always");
+    read.nest(
+      `${declare}unknown = r.taggedSection((tag, end${checksVersion ? ", at" : ""}) => {`,
+      () => {
+        for (const field of tagged) {
+          read.block(`if (tag === ${field.tag})`, () => {
+            read.line(fieldMark(field));
+            // Kafka's reader rejects a known tag in a version where the field is not tagged.
+            read.ifVersion(
+              field.taggedVersions.intersect(c),
+              c,
+              (c2) => {
+                this.readField(read, field, `$${field.propertyName}`, c2, true);
+                read.line("r.endTaggedField(tag, end);");
+                read.line('f = "";');
+                read.line("return true;");
+              },
+              () => read.line("throw r.tagNotInVersion(tag, version, at);"),
+            );
+          });
+        }
+        read.line("return false;");
+      },
+      "});",
+    );
   }
 
   /** Emits `target = <read value>;`, flexible or not, nullable or not as `ctx` decides. */
@@ -233,8 +235,9 @@ export class DecodeEmitter {
           // checked bytes, inline (a Reader call per small array cost as much as its reads).
           const size = element.fixedSize;
           code.line(`const a = new Array<number>(n);`);
-          code.line(
-            `for (let k = 0, q = r.pos; k < n; k++, q += ${size}) a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
+          code.lineOrBreak(
+            `for (let k = 0, q = r.pos; k < n; k++, q += ${size})`,
+            `a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
           );
           code.line(size === 1 ? "r.pos += n;" : `r.pos += n * ${size};`);
           code.line(`${target} = a;`);
@@ -254,9 +257,7 @@ export class DecodeEmitter {
         code.line(`${target} = a;`);
       };
       if (nullable) {
-        code.block("if (n < 0)", () => code.line(`${target} = null;`), "} else {");
-        fill();
-        code.line("}");
+        code.ifElse("if (n < 0)", () => code.line(`${target} = null;`), fill);
       } else {
         fill();
       }

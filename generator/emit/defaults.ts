@@ -5,8 +5,8 @@
  */
 
 import type { DefaultValue, FieldSpec, StructSpec } from "../schema/model.js";
-import { structOf, tsFieldType } from "../schema/wire-types.js";
-import type { Code } from "./code.js";
+import { structOf } from "../schema/wire-types.js";
+import { Code, stringLiteral } from "./code.js";
 import { fieldMark, type ModuleContext } from "./context.js";
 
 /** The name of a struct's exported factory: `createTopology` for `Topology`. */
@@ -27,12 +27,17 @@ export function literal(value: DefaultValue, field: FieldSpec): string {
       return Object.is(value.value, -0) ? "-0" : Number.isNaN(value.value) ? "NaN" : String(value.value);
     case "string":
     case "uuid":
-      return JSON.stringify(value.value);
+      return stringLiteral(value.value);
     case "empty":
       return field.type.kind === "array" ? "[]" : "new Uint8Array(0)";
     case "struct":
       return `${createName(structOf(field.type)!)}()`;
   }
+}
+
+/** `!expr`, with parentheses unless `expr` is a call (as prettier keeps them). */
+export function not(expr: string): string {
+  return /^[\w$.]+\([^()]*\)$/.test(expr) ? `!${expr}` : `!(${expr})`;
 }
 
 /** Emits the default checks and `$isDefault` functions of one module, each once. */
@@ -43,24 +48,29 @@ export class Defaults {
 
   /** An expression that is true when `x` equals the field's default (Kafka's semantics). */
   isDefault(field: FieldSpec, x: string): string {
+    return this.isDefaultParts(field, x).join(" && ");
+  }
+
+  /** {@link isDefault} as the operands of its `&&`. */
+  private isDefaultParts(field: FieldSpec, x: string): string[] {
     const d = field.default;
     const nullable = !field.nullableVersions.isEmpty();
     switch (d.kind) {
       case "null":
-        return `${x} === null`;
+        return [`${x} === null`];
       case "empty":
         // undefined (a missing field) is not the default: it goes on to be reported as missing.
-        return nullable ? `${x} != null && ${x}.length === 0` : `${x} !== undefined && ${x}.length === 0`;
+        return [nullable ? `${x} != null` : `${x} !== undefined`, `${x}.length === 0`];
       case "struct": {
         const s = structOf(field.type)!;
         this.requireIsDefault(s);
-        return nullable ? `${x} !== null && ${s.name}$isDefault(${x})` : `${s.name}$isDefault(${x})`;
+        return nullable ? [`${x} !== null`, `${s.name}$isDefault(${x})`] : [`${s.name}$isDefault(${x})`];
       }
       case "float":
         // NaN equals nothing with ===: compare it as a value.
-        return Number.isNaN(d.value) ? `Number.isNaN(${x})` : `${x} === ${literal(d, field)}`;
+        return [Number.isNaN(d.value) ? `Number.isNaN(${x})` : `${x} === ${literal(d, field)}`];
       default:
-        return `${x} === ${literal(d, field)}`;
+        return [`${x} === ${literal(d, field)}`];
     }
   }
 
@@ -71,13 +81,29 @@ export class Defaults {
   private requireIsDefault(struct: StructSpec): void {
     if (this.isDefaultEmitted.has(struct)) return;
     this.isDefaultEmitted.add(struct);
-    const parts = struct.fields.map((f) => `(${this.isDefault(f, `v.${f.propertyName}`)})`);
+    const parts = ["v !== undefined", ...struct.fields.flatMap((f) => this.isDefaultParts(f, `v.${f.propertyName}`))];
     if (this.ctx.hasTaggedSection(struct))
       parts.push(`(${this.ctx.rt("ownUnknownTaggedFields")}(v)?.length ?? 0) === 0`);
-    this.ctx.functions.push(
-      `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */\n` +
-        `function ${struct.name}$isDefault(v: ${struct.name}): boolean {\n  return ${["v !== undefined", ...parts].join(" &&\n    ")};\n}`,
+    const fn = new Code();
+    fn.line(
+      `/** Whether every field of a ${struct.name} holds its default (Kafka's \`equals(new ${struct.name}())\`). */`,
     );
+    fn.block(`function ${struct.name}$isDefault(v: ${struct.name}): boolean`, () => {
+      // As prettier lays out a long `&&` chain: on one line, in parentheses, or one operand a line.
+      const chain = parts.join(" && ");
+      if (fn.fits(`return ${chain};`)) fn.line(`return ${chain};`);
+      else {
+        fn.nest(
+          "return (",
+          () => {
+            if (fn.fits(chain)) fn.line(chain);
+            else parts.forEach((p, k) => fn.line(k < parts.length - 1 ? `${p} &&` : p));
+          },
+          ");",
+        );
+      }
+    });
+    this.ctx.functions.push(fn.toString());
   }
 
   /** In versions where a field does not exist, a non-default value is an error unless the field is ignorable. */
@@ -85,44 +111,36 @@ export class Defaults {
     if (field.ignorable) return;
     code.line(fieldMark(field));
     // undefined is a missing field, reported as such (and never read as a struct's fields).
-    code.line(
-      `if (${x} === undefined || !(${this.isDefault(field, x)})) throw ${this.ctx.rt("fieldNotInVersion")}(${JSON.stringify(field.propertyName)}, version, ${x});`,
-    );
+    const conditions = [`${x} === undefined`, not(this.isDefault(field, x))];
+    const fail = `throw ${this.ctx.rt("fieldNotInVersion")}(${JSON.stringify(field.propertyName)}, version, ${x});`;
+    const head = `if (${conditions.join(" || ")})`;
+    if (code.fits(head)) {
+      code.lineOrBreak(head, fail);
+    } else {
+      code.line("if (");
+      code.indented(() => code.line(`${conditions[0]} ||`).line(conditions[1]!));
+      code.line(")");
+      code.indented(() => code.line(fail));
+    }
   }
 }
 
 /**
  * `createX(init)`: a new struct with `init`'s fields and every omitted one at its default; struct
- * fields and arrays of structs go through their own `createY`, so defaults fill every depth.
+ * fields and arrays of structs go through their own `createY`, so defaults fill every depth. The
+ * runtime does it from the field table (`tableCreate`); the module defines the table first.
  */
-export function createFunction(ctx: ModuleContext, struct: StructSpec): string {
+export function createFunction(ctx: ModuleContext, struct: StructSpec, table: string): string {
   const S = struct.name;
-  // Every field reads only an own property of `init`, into a local: neither a member of
-  // Object.prototype (`toString`) nor a value a polluted prototype adds stands in for an omitted field.
-  const locals = struct.fields
-    .map((f) => `  const ${f.propertyName}$ = ${ctx.rt("ownField")}(init, ${JSON.stringify(f.propertyName)});\n`)
-    .join("");
-  const fields = struct.fields
-    .map((f) => `    ${f.propertyName}: ${initValue(ctx, f, `${f.propertyName}$`)},`)
-    .join("\n");
-  const unknown = ctx.keepsUnknownTaggedFields(struct)
-    ? `  const unknown = ${ctx.rt("ownUnknownTaggedFields")}(init);\n  if (unknown !== undefined) v._unknownTaggedFields = unknown;\n`
-    : "";
-  return (
-    `/** A new ${S}: the fields of \`init\`, and every field it omits (at any depth) at its schema default. */\n` +
-    `export function ${createName(struct)}(init: ${ctx.rt("Init")}<${S}> = {}): ${S} {\n` +
-    `${locals}  const v: ${S} = {\n${fields}\n  };\n${unknown}  return v;\n}`
-  );
-}
-
-/** A field's value in `createX`: its default when `init` omits it, else `init`'s (created when a struct). */
-function initValue(ctx: ModuleContext, field: FieldSpec, x: string): string {
-  const struct = structOf(field.type);
-  let value = x;
-  if (struct !== null) {
-    const helper = ctx.rt(field.type.kind === "array" ? "initStructs" : "initStruct");
-    value = `${helper}(${x}, ${createName(struct)})`;
-    if (tsFieldType(field).endsWith(" | null")) value = `${x} === null ? null : ${value}`;
-  }
-  return `${x} === undefined ? ${literal(field.default, field)} : ${value}`;
+  const fn = new Code();
+  fn.line(`/** A new ${S}: the fields of \`init\`, and every field it omits (at any depth) at its schema default. */`);
+  // Typed by tableCreate: `(init?: Init<S>) => S`.
+  const head = `export const ${createName(struct)} =`;
+  const call = `/*@__PURE__*/ ${ctx.rt("tableCreate")}<${S}>(`;
+  const args = [table, JSON.stringify(S)];
+  // As prettier breaks it: the arguments first, the call after `=` when even its head is too long.
+  if (fn.fits(`${head} ${call}${args.join(", ")});`)) fn.line(`${head} ${call}${args.join(", ")});`);
+  else if (fn.fits(`${head} ${call}`)) fn.list(`${head} ${call}`, args, ");");
+  else fn.line(head).indented(() => fn.list(call, args, ");"));
+  return fn.toString();
 }

@@ -14,8 +14,8 @@ import {
   regularVersions,
 } from "../schema/wire-types.js";
 import { Code } from "./code.js";
-import { fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
-import type { Defaults } from "./defaults.js";
+import { BODY_DEPTH, fieldMark, structFunction, taggedFields, type ModuleContext } from "./context.js";
+import { not, type Defaults } from "./defaults.js";
 
 /** Where a value's code goes: the size pass (adding to `target`), the write pass, or both. */
 interface Out {
@@ -50,8 +50,8 @@ export class EncodeEmitter {
   /** Pushes `X$size` and `X$write` for a struct whose functions are called in versions `ctx`. */
   emitStruct(struct: StructSpec, ctx: Versions): void {
     const S = struct.name;
-    const size = new Code();
-    const write = new Code();
+    const size = new Code(BODY_DEPTH);
+    const write = new Code(BODY_DEPTH);
     size.line("let size = 0;");
     for (const field of struct.fields) {
       const x = `v.${field.propertyName}`;
@@ -78,7 +78,9 @@ export class EncodeEmitter {
       structFunction(
         this.ctx,
         struct,
-        `${S}$size(v: ${S}, version: number, lens: number[]): number`,
+        `${S}$size`,
+        [`v: ${S}`, "version: number", "lens: number[]"],
+        "number",
         size,
         false,
         "-1",
@@ -88,7 +90,9 @@ export class EncodeEmitter {
       structFunction(
         this.ctx,
         struct,
-        `${S}$write(w: ${this.ctx.rt("Writer")}, v: ${S}, version: number): void`,
+        `${S}$write`,
+        [`w: ${this.ctx.rt("Writer")}`, `v: ${S}`, "version: number"],
+        "void",
         write,
         false,
         "w.pos",
@@ -112,7 +116,7 @@ export class EncodeEmitter {
         write.line(`${tagged.length > 0 ? "let" : "const"} tagged = unknown === undefined ? 0 : unknown.length;`);
         for (const field of tagged) {
           write.ifVersion(field.taggedVersions, c, () =>
-            write.line(`if (!(${this.defaults.isDefault(field, `v.${field.propertyName}`)})) tagged++;`),
+            write.line(`if (${not(this.defaults.isDefault(field, `v.${field.propertyName}`))}) tagged++;`),
           );
         }
         write.line("w.uvarint(tagged);");
@@ -121,7 +125,7 @@ export class EncodeEmitter {
           const x = `v.${field.propertyName}`;
           Code.ifVersionAll([size, write], field.taggedVersions, c, (c2) => {
             write.line(`if (unknown !== undefined) u = w.unknownTaggedFields(unknown, u, ${field.tag});`);
-            const notDefault = `if (!(${this.defaults.isDefault(field, x)}))`;
+            const notDefault = `if (${not(this.defaults.isDefault(field, x))})`;
             size.block(notDefault, () =>
               write.block(notDefault, () => {
                 size.line(fieldMark(field));
@@ -219,10 +223,11 @@ export class EncodeEmitter {
       }
       if (write) {
         const [absent, present] = mode.tagged ? ["w.uvarint(0);", "w.uvarint(1);"] : ["w.int8(-1);", "w.int8(1);"];
-        write.block(`if (${x} === null)`, () => write.line(absent), "} else {");
-        write.line(present);
-        write.line(writeStruct);
-        write.line("}");
+        write.ifElse(
+          `if (${x} === null)`,
+          () => write.line(absent),
+          () => write.line(present).line(writeStruct),
+        );
       }
       return;
     }
@@ -240,12 +245,8 @@ export class EncodeEmitter {
         size?.line(`const a = ${x};`);
         write?.line(`const a = ${x};`);
         if (mode.nullable) {
-          size?.block(`if (a === null)`, () => size.line(`${target} += ${mode.flexible ? 1 : 4};`), "} else {");
-          write?.block(
-            `if (a === null)`,
-            () => write.line(mode.flexible ? "w.uvarint(0);" : "w.int32(-1);"),
-            "} else {",
-          );
+          size?.openElse(`if (a === null)`, () => size.line(`${target} += ${mode.flexible ? 1 : 4};`));
+          write?.openElse(`if (a === null)`, () => write.line(mode.flexible ? "w.uvarint(0);" : "w.int32(-1);"));
         }
         size?.line(`const n = ${this.ctx.rt("arrayLength")}(a);`);
         size?.line(`${target} += ${mode.flexible ? `${this.ctx.rt("uvarintSize")}(n + 1)` : "4"};`);
@@ -268,8 +269,8 @@ export class EncodeEmitter {
           loopWrite?.line("i = -1;");
         }
         if (mode.nullable) {
-          size?.line("}");
-          write?.line("}");
+          size?.close();
+          write?.close();
         }
       }),
     );

@@ -6,7 +6,7 @@
  */
 
 import type { MessageSpec } from "../schema/model.js";
-import { Code } from "./code.js";
+import { Code, importLine } from "./code.js";
 import { header, jsDoc, type HeaderFacts } from "./names.js";
 
 /** The header facts of the module-level files: every schema source at once. */
@@ -37,7 +37,7 @@ function apisOf(specs: readonly MessageSpec[]): Api[] {
   return apis;
 }
 
-/** The module-level files next to the messages' (unformatted): `index.ts`, and `protocol.ts` with both headers. */
+/** The module-level files next to the messages': `index.ts`, and `protocol.ts` with both headers. */
 export function indexModules(
   specs: readonly MessageSpec[],
   facts: IndexFacts,
@@ -66,12 +66,12 @@ function indexModule(
   code.append(fileHeader(facts));
   for (const n of names) code.line(`import { ${n}, ${n}$fields } from "./${n}.js";`);
   code.line("");
-  code.line(`export { ${names.join(", ")} };`);
+  code.list("export { ", names, " };");
   if (framing) code.line('export { ApiKey, type Apis, protocol, protocolDefinition } from "./protocol.js";');
   for (const m of extraModules) code.line(`export * from "./${m}.js";`);
   code.line("");
   code.line("/** Every generated codec, by message name. */");
-  code.line(`export const messages = { ${names.join(", ")} } as const;`);
+  code.list("export const messages = { ", names, " } as const;");
   code.line("");
   code.line("/** The name of a generated message. */");
   code.line("export type MessageName = keyof typeof messages;");
@@ -86,9 +86,7 @@ function indexModule(
 function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: string): string {
   const code = new Code();
   code.append(fileHeader(facts));
-  code.line(
-    `import { defineProtocol, type ProtocolDefinition, type TypedProtocol } from ${JSON.stringify(runtimeImport)};`,
-  );
+  importLine(code, ["defineProtocol", "type ProtocolDefinition", "type TypedProtocol"], runtimeImport);
   const imported = ["RequestHeader", "ResponseHeader", ...apis.flatMap((a) => [a.request, a.response])];
   for (const n of imported) code.line(`import { ${n} } from "./${n}.js";`);
   code.line("");
@@ -120,7 +118,11 @@ function protocolModule(apis: readonly Api[], facts: IndexFacts, runtimeImport: 
     () => {
       code.line("requestHeader: RequestHeader,");
       code.line("responseHeader: ResponseHeader,");
-      code.line(`messages: [${apis.flatMap((a) => [a.request, a.response]).join(", ")}],`);
+      code.list(
+        "messages: [",
+        apis.flatMap((a) => [a.request, a.response]),
+        "],",
+      );
     },
     "};",
   );

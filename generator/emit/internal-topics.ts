@@ -8,7 +8,7 @@
 import { SchemaError } from "../schema/errors.js";
 import type { InternalTopicsPlan } from "../schema/internal-topics.js";
 import type { MessageSpec } from "../schema/model.js";
-import { Code } from "./code.js";
+import { Code, importLine } from "./code.js";
 import { header, jsDoc, type HeaderFacts } from "./names.js";
 
 /** The generated module's file name (without `.ts`). */
@@ -38,7 +38,7 @@ export function internalTopicsExports(plan: InternalTopicsPlan): string[] {
   return names;
 }
 
-/** The module text (unformatted). @throws SchemaError when a message name clashes with a name the module defines or imports. */
+/** The module text. @throws SchemaError when a message name clashes with a name the module defines or imports. */
 export function internalTopicsModule(
   plan: InternalTopicsPlan,
   facts: Omit<HeaderFacts, "source"> & { readonly sources: string },
@@ -66,7 +66,7 @@ export function internalTopicsModule(
     ...(plan.control.length > 0 ? ["defineControlDecoder"] : []),
     ...(plan.topics.length > 0 ? ["defineInternalTopics", "type InternalRecord", "type InternalTopics"] : []),
   ];
-  code.line(`import { ${runtime.join(", ")} } from ${JSON.stringify(runtimeImport)};`);
+  importLine(code, runtime, runtimeImport);
   for (const n of [...used].sort()) code.line(`import { ${n} } from "./${n}.js";`);
 
   const literal = (s: MessageSpec | null) => (s === null ? "null" : JSON.stringify(s.name));
@@ -78,13 +78,14 @@ export function internalTopicsModule(
         `A decoded record of \`${t.topic}\` (${t.framing === "coordinator" ? "int16 record type + key; int16 version + value, null for a tombstone" : "value: varint frame version 1, api key, version, body"}), by record type.`,
       ),
     );
-    code.line(`export type ${topicTypeName(t.topic)} =`);
-    for (const r of t.records) {
-      code.line(
-        `  | InternalRecord<${r.recordType}, ${literal(r.key)}, ${type(r.key)}, ${literal(r.value)}, ${type(r.value)}>`,
-      );
-    }
-    code.line(";");
+    const members = t.records.map((r) => [
+      String(r.recordType),
+      literal(r.key),
+      type(r.key),
+      literal(r.value),
+      type(r.value),
+    ]);
+    unionType(code, `export type ${topicTypeName(t.topic)} =`, "InternalRecord", members);
   }
   if (plan.topics.length > 0) {
     code.line("");
@@ -103,27 +104,45 @@ export function internalTopicsModule(
           "tombstone); `encode` writes them as Kafka's serdes do. Unknown record types are `UNKNOWN_RECORD_TYPE`.",
       ),
     );
-    code.line(
-      "export const internalTopics: InternalTopics<InternalTopicRecords> = /*@__PURE__*/ defineInternalTopics<InternalTopicRecords>({",
+    // Too long for one line: prettier puts the call on the next one.
+    code.line("export const internalTopics: InternalTopics<InternalTopicRecords> =");
+    code.indented(() =>
+      code.nest(
+        "/*@__PURE__*/ defineInternalTopics<InternalTopicRecords>({",
+        () => {
+          for (const t of plan.topics) {
+            code.block(
+              `${t.topic}:`,
+              () => {
+                code.line(`framing: ${JSON.stringify(t.framing)},`);
+                const entries = t.records.map((r) => [
+                  `recordType: ${r.recordType}`,
+                  `key: ${type(r.key)}`,
+                  `keyVersion: ${r.keyVersion}`,
+                  `value: ${r.value.name}`,
+                ]);
+                // Prettier keeps a single object on the line of its array; more go one a line.
+                const single = `records: [{ ${entries[0]!.join(", ")} }],`;
+                if (entries.length === 1 && code.fits(single)) code.line(single);
+                else code.nest("records: [", () => entries.forEach((e) => code.list("{ ", e, " },")), "],");
+              },
+              "},",
+            );
+          }
+        },
+        "});",
+      ),
     );
-    for (const t of plan.topics) {
-      code.line(`  ${t.topic}: {`);
-      code.line(`    framing: ${JSON.stringify(t.framing)},`);
-      code.line("    records: [");
-      for (const r of t.records) {
-        code.line(
-          `      { recordType: ${r.recordType}, key: ${type(r.key)}, keyVersion: ${r.keyVersion}, value: ${r.value.name} },`,
-        );
-      }
-      code.line("    ],");
-      code.line("  },");
-    }
-    code.line("});");
   }
   if (plan.control.length > 0) {
     code.line("");
     code.line("/** A decoded KRaft control record value. */");
-    code.line(`export type KRaftControlRecord = ${plan.control.map((c) => c.schema.name).join(" | ")};`);
+    unionType(
+      code,
+      "export type KRaftControlRecord =",
+      null,
+      plan.control.map((c) => [c.schema.name]),
+    );
     code.line("");
     code.line("/** The KRaft control record schemas by control type (Kafka's ControlRecordType). */");
     code.line("export const controlSchemas = {");
@@ -139,4 +158,44 @@ export function internalTopicsModule(
     code.line("export const controlDecoder = /*@__PURE__*/ defineControlDecoder<KRaftControlRecord>(controlSchemas);");
   }
   return `${code}\n`;
+}
+
+/**
+ * `head A | B | …;` for members `generic<args>` (or the bare name when `generic` is null), laid
+ * out as prettier does: on one line; else the members on the next line; else one member a line,
+ * each led by `|`, with its type arguments one a line when it is still too long (a single
+ * member keeps its place after `=` and only breaks its type arguments).
+ */
+function unionType(code: Code, head: string, generic: string | null, members: readonly (readonly string[])[]): void {
+  const member = (args: readonly string[]): string => (generic === null ? args[0]! : `${generic}<${args.join(", ")}>`);
+  const flat = members.map(member).join(" | ");
+  if (code.fits(`${head} ${flat};`)) {
+    code.line(`${head} ${flat};`);
+    return;
+  }
+  if (members.length === 1) {
+    code.nest(
+      `${head} ${generic}<`,
+      () => members[0]!.forEach((a, k) => code.line(k < members[0]!.length - 1 ? `${a},` : a)),
+      ">;",
+    );
+    return;
+  }
+  code.line(head);
+  code.indented(() => {
+    if (code.fits(`${flat};`)) {
+      code.line(`${flat};`);
+      return;
+    }
+    members.forEach((args, k) => {
+      const end = k === members.length - 1 ? ";" : "";
+      if (code.fits(`| ${member(args)}${end}`)) {
+        code.line(`| ${member(args)}${end}`);
+        return;
+      }
+      code.line(`| ${generic}<`);
+      code.indented(() => code.indented(() => args.forEach((a, j) => code.line(j < args.length - 1 ? `${a},` : a))));
+      code.indented(() => code.line(`>${end}`));
+    });
+  });
 }

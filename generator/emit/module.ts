@@ -2,43 +2,42 @@
  * Emits one TypeScript module per message: the runtime import, an interface per struct, and for
  * every struct its size and write functions (one walk, encode.ts), read (decode.ts), Kafka's
  * JSON form (json.ts) and create (defaults.ts), then the codec. Version conditions are pruned
- * against the versions each function can be called with (versions.ts). The text is formatted
- * by prettier afterwards (generate.ts).
+ * against the versions each function can be called with (versions.ts). The text is laid out as
+ * prettier would lay it out (code.ts): no formatter runs after.
  */
 
 import type { MessageSpec, StructSpec } from "../schema/model.js";
 import { tsFieldType } from "../schema/wire-types.js";
-import { Code } from "./code.js";
+import { Code, importLine } from "./code.js";
 import { ModuleContext, type EmitOptions } from "./context.js";
 import { DecodeEmitter } from "./decode.js";
 import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
-import { JsonEmitter } from "./json.js";
-import { emitTable } from "./table.js";
+import { emitTable, tableName } from "./table.js";
 import { RUNTIME_TYPES } from "../schema/reserved-names.js";
 import { fieldDocs, header, jsDoc, messageDocs, structDocs } from "./names.js";
 
 export type { EmitOptions } from "./context.js";
 
-/** The TypeScript module (unformatted) for one message. */
+/** The TypeScript module for one message. */
 export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   const ctx = new ModuleContext(spec, options);
   const defaults = new Defaults(ctx);
   const encode = new EncodeEmitter(ctx, defaults);
   const decode = new DecodeEmitter(ctx);
-  const json = new JsonEmitter(ctx, defaults);
   const emitted: StructSpec[] = [];
   for (const struct of spec.structs) {
     const versions = ctx.contextOf(struct);
     if (versions === undefined) continue; // a common struct no field uses: its interface is enough
     encode.emitStruct(struct, versions);
     decode.emitStruct(struct, versions);
-    json.emitStruct(struct, versions);
-    ctx.functions.push(createFunction(ctx, struct));
     emitted.push(struct);
   }
-  // Every struct has its exported factory, also those without functions of their own.
-  for (const struct of spec.structs) if (!emitted.includes(struct)) ctx.functions.push(createFunction(ctx, struct));
+  // Every struct has its exported factory, also those without functions of their own; after the
+  // table they are made from.
+  const creates = [...emitted, ...spec.structs.filter((s) => !emitted.includes(s))].map((s) =>
+    createFunction(ctx, s, tableName(spec)),
+  );
 
   const out = new Code();
   out.append(header({ version: options.generatorVersion, source: options.sourceLabel, command: options.command }));
@@ -48,17 +47,20 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
     emitInterface(body, ctx, struct);
   });
   // No blank line between the last interface and the first function (kept from earlier output).
-  body.append(ctx.functions.map(prefixUnusedParameters).join("\n\n"));
+  body.append(ctx.functions.join("\n\n"));
+  body.line("");
+  // Before the codec, which refers to it (Kafka's JSON form is interpreted from it).
+  body.append(emitTable(ctx));
+  body.line("");
+  body.append(creates.join("\n\n"));
   body.line("");
   emitCodec(body, spec, options.sourceLabel);
-  body.line("");
-  body.append(emitTable(ctx));
   // The import last: only now is every runtime name the module uses known.
   ctx.rt("defineMessage");
   ctx.rt("MessageCodec");
   const typeOnly = new Set(RUNTIME_TYPES);
   const imports = ctx.runtimeNames().map((n) => (typeOnly.has(n) ? `type ${n}` : n));
-  out.line(`import { ${imports.join(", ")} } from ${JSON.stringify(options.runtimeImport)};`);
+  importLine(out, imports, options.runtimeImport);
   out.line("");
   return `${out}\n${body}\n`;
 }
@@ -72,24 +74,32 @@ function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
   );
   // The api key as a literal type: `MetadataRequest.apiKey` is `3`, not `number | null`.
   const apiKey = s.apiKey === null ? "null" : String(s.apiKey);
-  code.block(
-    `export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> = /*@__PURE__*/ defineMessage<${s.name}, ${apiKey}>(`,
-    () => {
-      code.line(`name: ${JSON.stringify(s.name)},`);
-      code.line(`apiKey: ${apiKey},`);
-      code.line(`type: ${JSON.stringify(s.type)},`);
-      code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
-      code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
-      // Only when the schema has them: without, framing keeps deriving them (older output unchanged).
-      const headers = headerVersionsLiteral(s);
-      if (headers !== null) code.line(`headerVersions: ${headers},`);
-      if (s.latestVersionUnstable) code.line("latestVersionUnstable: true,");
-      for (const fn of ["size", "write", "read"]) code.line(`${fn}: ${s.name}$${fn},`);
-      code.line(`create: ${createName(s.struct)},`);
-      for (const fn of ["toJson", "fromJson"]) code.line(`${fn}: ${s.name}$${fn},`);
-    },
-    "});",
-  );
+  // Laid out as prettier does: the type arguments go on lines of their own when the line is too long.
+  const head = `export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> = /*@__PURE__*/ defineMessage<`;
+  const fields = (): void => {
+    code.line(`name: ${JSON.stringify(s.name)},`);
+    code.line(`apiKey: ${apiKey},`);
+    code.line(`type: ${JSON.stringify(s.type)},`);
+    code.line(`validVersions: ${rangeLiteral(s.validVersions.toRange())},`);
+    code.line(`flexibleVersions: ${rangeLiteral(s.flexibleVersions.toRange())},`);
+    // Only when the schema has them: without, framing keeps deriving them (older output unchanged).
+    const headers = headerVersionsLiteral(s);
+    if (headers !== null) code.line(`headerVersions: ${headers},`);
+    if (s.latestVersionUnstable) code.line("latestVersionUnstable: true,");
+    for (const fn of ["size", "write", "read"]) code.line(`${fn}: ${s.name}$${fn},`);
+    code.line(`create: ${createName(s.struct)},`);
+    code.line(`fields: ${tableName(s)},`);
+  };
+  const call = `defineMessage<${s.name}, ${apiKey}>(`;
+  if (code.fits(`${head}${s.name}, ${apiKey}>({`)) {
+    code.nest(`${head.slice(0, -"defineMessage<".length)}${call}{`, fields, "});");
+  } else if (code.fits(head)) {
+    code.line(head).indented(() => code.line(`${s.name},`).line(apiKey));
+    code.nest(">({", fields, "});");
+  } else {
+    code.line(`export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> =`);
+    code.indented(() => code.nest(`/*@__PURE__*/ ${call}{`, fields, "});"));
+  }
 }
 
 /** The schema's `headerVersions` within its valid versions, as the runtime's `HeaderVersionRange[]`; null without. */
@@ -124,30 +134,4 @@ function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void
       code.line(`_unknownTaggedFields?: ${ctx.rt("UnknownTaggedField")}[];`);
     }
   });
-}
-
-/**
- * A function's parameters that its body never reads get a `_` prefix, so that generated code
- * compiles under `noUnusedParameters` (a size function of fixed-size fields needs no `lens`, a
- * struct whose fields exist in every version no `version`). Reads are found in the body with its
- * strings and comments removed; a `name:` object key or a `.name` property is not a read.
- */
-export function prefixUnusedParameters(fn: string): string {
-  const signature = /^(?:export )?function [\w$]+\(/m.exec(fn);
-  if (signature === null) return fn;
-  const open = signature.index + signature[0].length - 1;
-  const close = fn.indexOf(")", open);
-  const bodyStart = fn.indexOf("{\n", close);
-  if (close < 0 || bodyStart < 0) return fn;
-  const body = fn.slice(bodyStart).replace(/"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, '""');
-  const params = fn
-    .slice(open + 1, close)
-    .split(", ")
-    .map((p) => {
-      const name = /^[A-Za-z$][\w$]*/.exec(p)?.[0];
-      if (name === undefined || name.startsWith("_")) return p;
-      const read = new RegExp(`(?<![\\w$.])${name.replace(/\$/g, "\\$")}(?![\\w$])(?!\\s*:(?!:))`);
-      return read.test(body) ? p : `_${p}`;
-    });
-  return fn.slice(0, open + 1) + params.join(", ") + fn.slice(close);
 }

@@ -37,7 +37,11 @@ export function header(facts: HeaderFacts): string {
  * would end the comment, is escaped.
  */
 export function jsDoc(text: string): string {
-  const lines = text.replace(/\*\//g, "*&#47;").split(/\r?\n/);
+  // Trailing spaces go: prettier removes them from comments.
+  const lines = text
+    .replace(/\*\//g, "*&#47;")
+    .split(/\r?\n/)
+    .map((l) => l.trimEnd());
   if (lines.length <= 1) return `/** ${lines[0]}${lines[0]!.endsWith(" ") ? "" : " "}*/`;
   const start = lines[0] === "" ? 1 : 0;
   return ["/**", ...lines.slice(start).map((l) => (l.length > 0 ? ` * ${l}` : " *")), " */"].join("\n");

@@ -18,6 +18,7 @@ export { fieldNotInVersion, withPath } from "../runtime/errors.js";
 export type { HeaderVersionRange, MessageCodec } from "../runtime/codec.js";
 export type { UnknownTaggedField } from "../runtime/wire.js";
 export type { FieldOptions, FieldRow, MessageTable, TableDefault } from "../runtime/table.js";
+export { tableCreate } from "../runtime/table-create.js";
 export {
   defineMessage,
   initStruct,

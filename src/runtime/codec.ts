@@ -8,6 +8,8 @@ import { KafkaDecodeError, KafkaEncodeError } from "./errors.js";
 import { parseJson } from "./json.js";
 import { Reader, type DecodeOptions } from "./reader.js";
 import { allocate } from "./pool.js";
+import type { MessageTable } from "./table.js";
+import { tableFromJson, tableToJson } from "./table-json.js";
 import { Writer } from "./writer.js";
 import type { MessageType, VersionRange } from "./wire.js";
 
@@ -171,8 +173,19 @@ export interface MessageDefinition<T, K extends number | null = number | null> {
   read(r: Reader, version: number): T;
   /** The struct of `init` with every omitted field at its default (at any depth). */
   create(init?: Init<T>): T;
-  toJson(message: T, version: number): string;
-  fromJson(json: unknown, version: number): T;
+  /**
+   * The message's field table: Kafka's JSON form is interpreted from it (table-json.ts) unless
+   * `toJson` and `fromJson` are given (code from generators before 0.2 passes those instead).
+   */
+  readonly fields?: MessageTable;
+  toJson?(message: T, version: number): string;
+  fromJson?(json: unknown, version: number): T;
+}
+
+/** The field table JSON is interpreted from. */
+function tableOf(def: MessageDefinition<unknown>): MessageTable {
+  if (def.fields === undefined) throw new Error(`the definition of ${def.name} has neither toJson/fromJson nor fields`);
+  return def.fields;
 }
 
 function checkVersion(def: MessageDefinition<unknown>, version: number, decoding: boolean): void {
@@ -386,12 +399,14 @@ export function defineMessage<T, K extends number | null = number | null>(
       // for a message that could not go on the wire.
       const plan = codec.plan(message, version);
       plan.writeTo(allocate(plan.size), 0);
-      return def.toJson(message, version);
+      return def.toJson !== undefined ? def.toJson(message, version) : tableToJson(tableOf(def), message, version);
     },
     fromJson(json, version) {
       checkVersion(untyped, version, true);
       const value = typeof json === "string" ? parseJson(json) : json;
-      return def.fromJson(value, version);
+      return def.fromJson !== undefined
+        ? def.fromJson(value, version)
+        : (tableFromJson(tableOf(def), value, version) as T);
     },
   };
   return Object.freeze(codec);

@@ -533,6 +533,28 @@ export class Reader {
     return new KafkaDecodeError("FIELD_NOT_IN_VERSION", `tag ${tag} is not valid in version ${version}`, at);
   }
 
+  /**
+   * A struct's tagged-field section (KIP-482): the count, then each field's tag (ascending, see
+   * {@link checkTagOrder}) and payload size. `known(tag, end, at)` reads the payload of a tag
+   * the struct knows and returns true (`end`: where the payload ends, `at`: where the field
+   * starts); the payloads of other tags are kept, in order, and returned (undefined when none).
+   * Bounded by the input: every field takes at least two bytes.
+   */
+  taggedSection(known?: (tag: number, end: number, at: number) => boolean): UnknownTaggedField[] | undefined {
+    const count = this.uvarint();
+    let unknown: UnknownTaggedField[] | undefined;
+    let previous = -1;
+    for (let t = 0; t < count; t++) {
+      const at = this.pos;
+      const tag = this.uvarint();
+      this.checkTagOrder(tag, previous, at);
+      previous = tag;
+      const end = this.taggedFieldEnd();
+      if (known === undefined || !known(tag, end, at)) (unknown ??= []).push(this.unknownTaggedField(tag, end));
+    }
+    return unknown;
+  }
+
   /** Keeps an unknown tagged field's payload (a view) and skips it. */
   unknownTaggedField(tag: number, end: number): UnknownTaggedField {
     const data = this.buf.subarray(this.pos, end);
