@@ -4,9 +4,18 @@
 import { StreamsGroupDescribeRequest, StreamsGroupDescribeRequest$fields } from "./StreamsGroupDescribeRequest.js";
 import { StreamsGroupDescribeResponse, StreamsGroupDescribeResponse$fields } from "./StreamsGroupDescribeResponse.js";
 import { StreamsGroupHeartbeatRequest, StreamsGroupHeartbeatRequest$fields } from "./StreamsGroupHeartbeatRequest.js";
-import { StreamsGroupHeartbeatResponse, StreamsGroupHeartbeatResponse$fields } from "./StreamsGroupHeartbeatResponse.js";
-import { StreamsGroupMemberMetadataKey, StreamsGroupMemberMetadataKey$fields } from "./StreamsGroupMemberMetadataKey.js";
-import { StreamsGroupMemberMetadataValue, StreamsGroupMemberMetadataValue$fields } from "./StreamsGroupMemberMetadataValue.js";
+import {
+  StreamsGroupHeartbeatResponse,
+  StreamsGroupHeartbeatResponse$fields,
+} from "./StreamsGroupHeartbeatResponse.js";
+import {
+  StreamsGroupMemberMetadataKey,
+  StreamsGroupMemberMetadataKey$fields,
+} from "./StreamsGroupMemberMetadataKey.js";
+import {
+  StreamsGroupMemberMetadataValue,
+  StreamsGroupMemberMetadataValue$fields,
+} from "./StreamsGroupMemberMetadataValue.js";
 
 export {
   StreamsGroupDescribeRequest,
@@ -32,4 +41,11 @@ export const messages = {
 export type MessageName = keyof typeof messages;
 
 /** Every message's field table (`<Name>$fields`), by message name: for interpreters such as `decodeWithSpans`. */
-export const fieldTables = { StreamsGroupDescribeRequest: StreamsGroupDescribeRequest$fields, StreamsGroupDescribeResponse: StreamsGroupDescribeResponse$fields, StreamsGroupHeartbeatRequest: StreamsGroupHeartbeatRequest$fields, StreamsGroupHeartbeatResponse: StreamsGroupHeartbeatResponse$fields, StreamsGroupMemberMetadataKey: StreamsGroupMemberMetadataKey$fields, StreamsGroupMemberMetadataValue: StreamsGroupMemberMetadataValue$fields } as const;
+export const fieldTables = {
+  StreamsGroupDescribeRequest: StreamsGroupDescribeRequest$fields,
+  StreamsGroupDescribeResponse: StreamsGroupDescribeResponse$fields,
+  StreamsGroupHeartbeatRequest: StreamsGroupHeartbeatRequest$fields,
+  StreamsGroupHeartbeatResponse: StreamsGroupHeartbeatResponse$fields,
+  StreamsGroupMemberMetadataKey: StreamsGroupMemberMetadataKey$fields,
+  StreamsGroupMemberMetadataValue: StreamsGroupMemberMetadataValue$fields,
+} as const;

@@ -340,9 +340,11 @@ describe("the published package (built, packed and installed once)", () => {
       decoded: "m",
       sameCodec: true,
       messages: SEED,
-      // The codec and a factory per struct (create<StructName>, the nested-defaults create).
+      // The codec, its field table (`$fields`, for interpreters such as decodeWithSpans) and a
+      // factory per struct (create<StructName>, the nested-defaults create).
       oneExports: [
         "StreamsGroupHeartbeatResponse",
+        "StreamsGroupHeartbeatResponse$fields",
         "createEndpoint",
         "createEndpointToPartitions",
         "createStatus",

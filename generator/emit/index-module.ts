@@ -64,7 +64,7 @@ function indexModule(
 ): string {
   const code = new Code();
   code.append(fileHeader(facts));
-  for (const n of names) code.line(`import { ${n}, ${n}$fields } from "./${n}.js";`);
+  for (const n of names) importLine(code, [n, `${n}$fields`], `./${n}.js`);
   code.line("");
   code.list("export { ", names, " };");
   if (framing) code.line('export { ApiKey, type Apis, protocol, protocolDefinition } from "./protocol.js";');
@@ -79,7 +79,11 @@ function indexModule(
   code.line(
     "/** Every message's field table (`<Name>$fields`), by message name: for interpreters such as `decodeWithSpans`. */",
   );
-  code.line(`export const fieldTables = { ${names.map((n) => `${n}: ${n}$fields`).join(", ")} } as const;`);
+  code.list(
+    "export const fieldTables = { ",
+    names.map((n) => `${n}: ${n}$fields`),
+    " } as const;",
+  );
   return `${code}\n`;
 }
 
