@@ -4,7 +4,7 @@
  * It bundles the command (`cli/`), the generator (`../generator/`, loaded lazily in its own
  * chunk) and the library's shipped codecs (`../src/`, loaded only by decode/encode/list), and
  * `dist/codegen-v1.js`, what the codecs of a user's schema set import. Its npm dependencies
- * (commander, prettier, jsonc-parser, tar, esbuild, lossless-json) stay external. The
+ * (commander, jsonc-parser, tar, esbuild, lossless-json) stay external. The
  * `#!/usr/bin/env node` line comes from `cli.ts` itself: esbuild keeps an entry's hashbang,
  * whereas a `banner` would also be stamped on the lazily loaded chunks.
  */
