@@ -20,6 +20,13 @@ export interface RequestHeaderInit {
   readonly correlationId: number;
   /** The client id (header v1+; a classic nullable string even in flexible header v2). Default null. */
   readonly clientId?: string | null;
+  /**
+   * The client instance id of KIP-1313's request header v3 (a uuid, Kafka's base64 text), for a
+   * header schema that has the field (header v3+); the header schema's default (the zero uuid)
+   * when left out. Versions on an older header go without it. KIP-1313 is still under discussion: this follows
+   * whatever `ClientInstanceId` field the RequestHeader schema in use defines.
+   */
+  readonly clientInstanceId?: string;
 }
 
 /** The shape of a decoded RequestHeader (from the RequestHeader schema). */
@@ -32,6 +39,8 @@ export interface RequestHeaderFields {
   correlationId: number;
   /** The client id (header v1+), or null. */
   clientId: string | null;
+  /** The client instance id (KIP-1313's header v3, when the RequestHeader schema has it). */
+  clientInstanceId?: string;
 }
 
 /** The shape of a decoded ResponseHeader (from the ResponseHeader schema). */
@@ -340,6 +349,9 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     apis.set(apiKey, { apiKey, name: request.name.replace(/Request$/, ""), request, response });
   }
   const requestHeader = def.requestHeader as MessageCodec<unknown>;
+  // Kafka's RequestHeader (v0-2) has the four fields encodeRequest sets; a schema with more (the
+  // client instance id of KIP-1313's v3) needs its defaults filled in for every header version.
+  const headerHasMore = Object.keys(requestHeader.create({}) as object).length > 4;
   const responseHeader = def.responseHeader as MessageCodec<unknown>;
 
   function api(apiKey: number, decoding = false): ApiCodecs {
@@ -407,7 +419,11 @@ function buildProtocol(def: ProtocolDefinition): Protocol & { readonly untyped: 
     };
     // Measure the body first, so that its errors come before the header's.
     const bodyPlan = request.plan(withDefaults(request, body), init.apiVersion);
-    return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
+    if (!headerHasMore) return sizePrefixed(requestHeader.plan(header, headerVersion), bodyPlan);
+    // The api version decides the header version: a version on a header older than v3 goes
+    // without the client instance id (it cannot carry it).
+    if (init.clientInstanceId !== undefined && headerVersion >= 3) header.clientInstanceId = init.clientInstanceId;
+    return sizePrefixed(requestHeader.plan(withDefaults(requestHeader, header), headerVersion), bodyPlan);
   }
 
   function encodeResponse(init: Parameters<Protocol["encodeResponseFrame"]>[0], body: unknown): Uint8Array {
