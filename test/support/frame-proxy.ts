@@ -14,6 +14,9 @@ export type ProxiedFrame = TappedFrame;
 /** Why the proxy closes a connection when nothing went wrong. */
 const ORDINARY_CLOSE = new Set([
   "the client closed the connection",
+  // A client that exits with requests in flight (kcat, after its last message) closes with
+  // responses unread, so its kernel resets the connection: a close on the client's side too.
+  "client: read ECONNRESET",
   "the broker closed the connection",
   "the proxy is closing",
 ]);
