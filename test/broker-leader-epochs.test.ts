@@ -9,7 +9,7 @@
  */
 
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startCluster, type RunningCluster } from "../broker/src/index.js";
+import { PartitionLog, startCluster, type RunningCluster } from "../broker/src/index.js";
 import type { Protocol } from "../src/runtime/index.js";
 import { corpusIndex } from "./support/corpus.js";
 import { KafkaTestClient, recordBatch } from "./support/kcat.js";
@@ -84,4 +84,22 @@ describeShared("kafka-wire-broker: OffsetForLeaderEpoch across leader moves", "k
       expect(await ask(asked), `epoch ${asked}`).toMatchObject({ errorCode: 0, leaderEpoch, endOffset });
     }
   });
+});
+
+it("after DeleteRecords, an epoch that began before the log start ends at the log start offset", () => {
+  // Epoch 0 holds offsets 0..9, epoch 1 (the current one) 10..19; DeleteRecords to 15 drops the
+  // first batch and keeps the second, which holds offset 15. Kafka's
+  // LeaderEpochFileCache.truncateFromStart(15) turns the entries (0,0),(1,10) into (1,15), so
+  // endOffsetFor(0) finds no entry at or below epoch 0 and answers (0, 15), the start of the next.
+  const batch = (): Uint8Array => {
+    const b = new Uint8Array(61); // a record batch header, no records: enough for the log's index
+    b[16] = 2; // magic
+    return b;
+  };
+  const log = new PartitionLog();
+  log.appendRaw(batch(), 9, 0n, 0);
+  log.appendRaw(batch(), 9, 0n, 1);
+  log.deleteBefore(15n);
+  expect(log.logStartOffset).toBe(15n);
+  expect(log.endOffsetForEpoch(0, 1)).toEqual([0, 15n]);
 });

@@ -141,7 +141,10 @@ export class PartitionLog {
     for (const b of this.batches) {
       // partitionLeaderEpoch: bytes 12..15 of the batch (after baseOffset and batchLength).
       const epoch = new DataView(b.bytes.buffer, b.bytes.byteOffset + 12, 4).getInt32(0);
-      if (epoch > requested) return floor < 0 ? [requested, b.baseOffset] : [floor, b.baseOffset];
+      // A batch holding the log start offset keeps offsets below it: its epoch starts at the log
+      // start, as LeaderEpochFileCache.truncateFromStart moves the first entry there.
+      const start = b.baseOffset < this.logStartOffset ? this.logStartOffset : b.baseOffset;
+      if (epoch > requested) return floor < 0 ? [requested, start] : [floor, start];
       floor = epoch;
     }
     // Nothing appended after `requested`: the current epoch starts at the log end offset.
