@@ -44,7 +44,11 @@ export interface RequestLogEntry {
 export interface RequestLogOptions {
   /** Entries kept, the newest (1..100000, default 1000). */
   readonly size?: number;
-  /** A request's or response's JSON longer than this is left out (1..67108864 characters, default 1048576). */
+  /**
+   * A request's or response's JSON longer than this is left out (1..67108864 characters, default
+   * 1048576), and so is one whose frame has more bytes than this (never converted). The log holds
+   * at most `size` × 2 × `maxJsonChars` characters.
+   */
   readonly maxJsonChars?: number;
 }
 
@@ -109,8 +113,8 @@ export class RequestLog {
     const exchange = await answer();
     const latencyMs = performance.now() - started;
     let truncated = false;
-    const fit = (json: string | null): string | null => {
-      if (json !== null && json.length > this.maxJsonChars) {
+    const fit = (json: string | null, tooLong = false): string | null => {
+      if (tooLong || (json !== null && json.length > this.maxJsonChars)) {
         truncated = true;
         return null;
       }
@@ -129,8 +133,14 @@ export class RequestLog {
       correlationId: exchange.correlationId,
       clientId: header?.clientId ?? null,
       latencyMs,
-      request: fit(this.requestJson(exchange)),
-      response: fit(this.responseJson(exchange)),
+      // A frame longer than the limit is left out unconverted: its JSON would be at least as long
+      // for the bulky parts (bytes and records are base64, 4/3 of their size), and building it
+      // first would allocate the whole text for one request.
+      request: exchange.request.length > this.maxJsonChars ? fit(null, true) : fit(this.requestJson(exchange)),
+      response:
+        exchange.response !== null && exchange.response.length > this.maxJsonChars
+          ? fit(null, true)
+          : fit(this.responseJson(exchange)),
       error: exchange.error?.message ?? null,
       truncated,
     });
