@@ -276,6 +276,9 @@ describeChromium("the inspector page in headless Chromium", () => {
         '{"time":"2026-12-01T00:00:00.000Z","connection":0,"direction":"connection","event":"open","detail":"127.0.0.1:5000 -> broker"}',
         line("request", apiVersionsRequest.jsonText),
         line("response", apiVersionsResponse.jsonText, '"latencyMs":1,'),
+        // JSON lines that are no log entries say so, with their line (not "connection NaN").
+        '{"not":"a log"}',
+        '{"direction":"request","apiKey":"18"}',
       ].join("\n");
       await drawn(() =>
         page.setInputFiles("#file", { name: "proxy.jsonl", mimeType: "application/json", buffer: Buffer.from(log) }),
@@ -285,6 +288,8 @@ describeChromium("the inspector page in headless Chromium", () => {
         "connection 0 open: 127.0.0.1:5000 -> broker",
         "→ ApiVersions v3 request · correlation id 42",
         "← ApiVersions v3 response · correlation id 42",
+        "line 4: not a kafka-wire-proxy log entry (no direction request, response or connection)",
+        "line 5: not a kafka-wire-proxy log entry (apiKey is no integer)",
       ]);
       // The first entry with bytes opens: the request body, Kafka's golden bytes.
       const cells = await page.$$eval("#hex .b", (c) => c.map((x) => x.textContent).join(""));

@@ -103,7 +103,6 @@ async function main(): Promise<number> {
         // The library's sources, relatively: vite bundles them with the page.
         runtimeImport: "../../../src/codegen/v1.js",
         cwd: repo,
-        format: false,
         command: "npx tsx inspector/scripts/codecs.ts",
       });
       kafka = withCodecs(result.messages);

@@ -7,7 +7,7 @@
  * fields), and a body whose `records` the log summarised cannot be.
  */
 
-import { parse, stringify } from "lossless-json";
+import { isLosslessNumber, parse, stringify } from "lossless-json";
 import { parseBytes } from "./bytes.js";
 import { int32, isFrame, readsAsRequest, type Choice } from "./inspect.js";
 import type { CodecSets } from "./codecs.js";
@@ -110,13 +110,29 @@ function logEntry(text: string, line: number, set: SchemaSet, codecs: CodecSets 
     return { line, label: `line ${line}: ${error}`, bytes: null, choice: { kind: "auto" }, error };
   }
   const num = (v: unknown): number => Number(v);
+  // An integer field of a proxy log line (proxy/src/log.ts), or null when it is missing or no integer.
+  const int = (key: string): number | null => {
+    const v = entry[key];
+    const n = isLosslessNumber(v) || typeof v === "number" ? Number(v) : NaN;
+    return Number.isSafeInteger(n) ? n : null;
+  };
+  const notLog = (why: string): FileEntry => {
+    const error = `line ${line}: not a kafka-wire-proxy log entry (${why})`;
+    return { line, label: error, bytes: null, choice: { kind: "auto" }, error };
+  };
+  if (typeof entry !== "object" || entry === null || Array.isArray(entry)) return notLog("not a JSON object");
   const direction = entry["direction"];
-  if (direction !== "request" && direction !== "response") {
+  if (direction === "connection") {
     const error = `connection ${num(entry["connection"])} ${String(entry["event"])}: ${String(entry["detail"])}`;
     return { line, label: error, bytes: null, choice: { kind: "auto" }, error };
   }
-  const apiKey = num(entry["apiKey"]);
-  const version = num(entry["apiVersion"]);
+  if (direction !== "request" && direction !== "response")
+    return notLog("no direction request, response or connection");
+  for (const key of ["apiKey", "apiVersion", "correlationId"]) {
+    if (int(key) === null) return notLog(`${key} is no integer`);
+  }
+  const apiKey = int("apiKey")!;
+  const version = int("apiVersion")!;
   const arrow = direction === "request" ? "→" : "←";
   const label = `${arrow} ${String(entry["api"] ?? `api key ${apiKey}`)} v${version} ${direction} · correlation id ${num(entry["correlationId"])}`;
   const api = set.protocol?.apis.get(apiKey);
