@@ -166,6 +166,23 @@ describe("FrameSplitter", () => {
     expect(() => split.push(h("00 0b"))).toThrow(KafkaDecodeError);
   });
 
+  it("gives a bad size's position in the stream, across chunks", () => {
+    const at = (chunks: string[]): number => {
+      const splitter = new FrameSplitter({ maxFrameSize: 8 });
+      try {
+        for (const c of chunks) splitter.push(h(c));
+      } catch (e) {
+        return (e as KafkaDecodeError).offset;
+      }
+      return -1;
+    };
+    // A 7-byte frame (size 3), then a 5-byte frame (size 1) and a size of 0x63 = 99 > 8: the bad
+    // size starts at byte 7 + 5 = 12 of the stream, byte 5 of the second chunk.
+    expect(at(["00 00 00 03 01 02 03", "00 00 00 01 01 00 00 00 63"])).toBe(12);
+    // The same bad size split over two chunks after the 7-byte frame: it starts at byte 7.
+    expect(at(["00 00 00 03 01 02 03 00 00", "00 63"])).toBe(7);
+  });
+
   it("rejects a negative size", () => {
     expect(() => new FrameSplitter().push(h("ff ff ff ff"))).toThrow(/frame size -1/);
   });

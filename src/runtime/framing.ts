@@ -540,6 +540,8 @@ export class FrameSplitter {
   /** Bytes of {@link frame} received so far. */
   private filled = 0;
   private failure: KafkaDecodeError | null = null;
+  /** Bytes pushed before the current chunk (errors give stream offsets). */
+  private streamPos = 0;
 
   constructor(options: FrameSplitterOptions = {}) {
     this.maxFrameSize = options.maxFrameSize ?? 104857600;
@@ -567,7 +569,8 @@ export class FrameSplitter {
    * that lies inside `chunk` is a view of it; one assembled from several chunks is a buffer of
    * its own (exactly the frame: `byteOffset` 0, no spare room).
    * @throws KafkaDecodeError `INVALID_LENGTH` for a negative size or one above `maxFrameSize`
-   *   (checked as soon as the 4 size bytes are there, before allocating for the frame), or
+   *   (checked as soon as the 4 size bytes are there, before allocating for the frame; its
+   *   offset is the size prefix's position in the stream, counting every byte pushed), or
    *   `INVALID_VALUE` for a chunk that is not a Uint8Array. After an error the stream has lost
    *   its framing: every later `push` throws the same error.
    */
@@ -587,15 +590,19 @@ export class FrameSplitter {
   private split(data: Uint8Array): Uint8Array[] {
     const frames: Uint8Array[] = [];
     let offset = 0;
+    // Error offsets are positions in the stream (every byte pushed so far), not in this chunk.
+    const base = this.streamPos;
+    this.streamPos += data.length;
     if (this.prefixBytes > 0) {
       // A size prefix split over chunks: complete it, then start its frame.
+      const prefixAt = base - this.prefixBytes;
       const n = Math.min(4 - this.prefixBytes, data.length);
       this.prefix.set(data.subarray(0, n), this.prefixBytes);
       this.prefixBytes += n;
       offset = n;
       if (this.prefixBytes < 4) return frames;
       this.prefixBytes = 0;
-      this.start(this.prefix, 0, 0);
+      this.start(this.prefix, 0, prefixAt);
     }
     if (this.frame !== null) {
       const frame = this.frame;
@@ -609,10 +616,10 @@ export class FrameSplitter {
       this.filled = 0;
     }
     while (data.length - offset >= 4) {
-      const size = this.sizeAt(data, offset);
+      const size = this.sizeAt(data, offset, base + offset);
       if (data.length - offset - 4 < size) {
         // Keep a copy of the rest: the caller may reuse its chunk buffer.
-        this.start(data, offset, offset);
+        this.start(data, offset, base + offset);
         this.frame!.set(data.subarray(offset + 4), 4);
         this.filled = data.length - offset;
         return frames;
@@ -634,7 +641,7 @@ export class FrameSplitter {
     this.filled = 4;
   }
 
-  private sizeAt(bytes: Uint8Array, at: number, streamOffset = at): number {
+  private sizeAt(bytes: Uint8Array, at: number, streamOffset: number): number {
     const size = (bytes[at]! << 24) | (bytes[at + 1]! << 16) | (bytes[at + 2]! << 8) | bytes[at + 3]!;
     if (size < 0 || size > this.maxFrameSize) {
       throw new KafkaDecodeError(
