@@ -5,7 +5,6 @@
  * are untouched: this costs only when it is called.
  */
 
-import { ZERO_UUID } from "./base64.js";
 import { KafkaDecodeError, KafkaWireError } from "./errors.js";
 import { Reader, type DecodeOptions } from "./reader.js";
 import {
@@ -16,6 +15,7 @@ import {
   type PlannedField,
   type PlannedStruct,
   type PrimitiveName,
+  zeroOf,
 } from "./table.js";
 import type { UnknownTaggedField } from "./wire.js";
 
@@ -411,19 +411,5 @@ export function defaultOf(table: MessageTable, options: FieldRow[3] = {}, type: 
     for (const [name, t, , opts] of rows) o[name] = defaultOf(table, opts, t);
     return o;
   }
-  switch (type) {
-    case "bool":
-      return false;
-    case "int64":
-      return 0n;
-    case "string":
-      return "";
-    case "uuid":
-      return ZERO_UUID;
-    case "bytes":
-    case "records":
-      return new Uint8Array(0);
-    default:
-      return 0;
-  }
+  return zeroOf(type);
 }

@@ -32,6 +32,7 @@ import {
   type MessageTable,
   type PrimitiveName,
   type TableVersions,
+  zeroOf,
 } from "./table.js";
 import { ownUnknownTaggedFields } from "./writer.js";
 
@@ -66,7 +67,6 @@ export interface JsonStruct {
 }
 
 const NONE: TableVersions = { lowest: 0, highest: -1 };
-const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
 
 const INT_RANGES: Partial<Record<PrimitiveName, readonly [number, number]>> = {
   int8: [-128, 127],
@@ -168,21 +168,6 @@ export function structsOf(table: MessageTable): Map<string, JsonStruct> {
   }
   compiled.set(table, structs);
   return structs;
-}
-
-function zeroOf(primitive: PrimitiveName): unknown {
-  switch (primitive) {
-    case "bool":
-      return false;
-    case "int64":
-      return 0n;
-    case "string":
-      return "";
-    case "uuid":
-      return ZERO_UUID;
-    default:
-      return 0;
-  }
 }
 
 /** A struct with every field at its default (a generated `createX()`). */

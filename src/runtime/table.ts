@@ -9,6 +9,7 @@
  * changed position or meaning.
  */
 
+import { ZERO_UUID } from "./base64.js";
 import { KafkaDecodeError } from "./errors.js";
 import type { PrimitiveTypeName } from "./wire.js";
 
@@ -236,4 +237,26 @@ export function compileTable(table: MessageTable, version: number): PlannedStruc
   const root = plan(table.name);
   byVersion.set(version, root);
   return root;
+}
+
+/**
+ * The zero value of a primitive, a field's default when its schema gives none (Kafka's
+ * generator: false, 0, 0n, "", the zero uuid, empty bytes). New bytes each time.
+ */
+export function zeroOf(primitive: PrimitiveName): unknown {
+  switch (primitive) {
+    case "bool":
+      return false;
+    case "int64":
+      return 0n;
+    case "string":
+      return "";
+    case "uuid":
+      return ZERO_UUID;
+    case "bytes":
+    case "records":
+      return new Uint8Array(0);
+    default:
+      return 0;
+  }
 }
