@@ -486,7 +486,7 @@ describe("generate", () => {
     const args = ["generate", "--schemas", "schemas", "--out", "out", "--api-key", "StreamsGroupHeartbeatResponse=88"];
     expect((await run(args, { cwd: dir })).code).toBe(0);
     const out = (name: string): string => path.join(dir, "out", name);
-    // A hand edit in the body (its fingerprint line untouched), a deleted file, and a generated
+    // A hand edit in the body (one extra space), a deleted file, and a generated
     // file whose schema is gone (it carries the generated header, so it is ours to remove).
     const body = readFileSync(out("StreamsGroupHeartbeatResponse.ts"), "utf8");
     writeFileSync(out("StreamsGroupHeartbeatResponse.ts"), body.replace("export interface", "export  interface"));

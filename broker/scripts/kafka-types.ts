@@ -9,7 +9,7 @@
  *   npx tsx broker/scripts/kafka-types.ts --kafka 4.1.0         # a release, downloaded and cached by the CLI
  *
  * The schema folder may also come from `$KAFKA_WIRE_BROKER_SCHEMAS`. Unchanged files are not
- * rewritten (the generator compares fingerprints), so running it again is cheap. With no schemas
+ * rewritten (the generator compares what it emits with each file), so running it again is cheap. With no schemas
  * available it says so and exits 0 when `--if-available` is given (an npm `prepare` on a clone
  * without ../shared must not fail the install), else 1.
  */
@@ -56,7 +56,6 @@ async function main(): Promise<number> {
       // The library's sources, relatively: this folder is only ever type-checked in the repository.
       runtimeImport: "../../src/codegen/v1.js",
       cwd: repo,
-      format: false,
       command: "npx tsx broker/scripts/kafka-types.ts",
     });
     const written = result.files.filter((f) => f.status === "written").length;

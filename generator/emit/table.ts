@@ -8,18 +8,14 @@
 import type { DefaultValue, FieldSpec, MessageSpec, StructSpec } from "../schema/model.js";
 import { schemaTypeName } from "../schema/wire-types.js";
 import type { ModuleContext } from "./context.js";
+import { ZERO_UUID } from "../schema/load-defaults.js";
+import { PRINT_WIDTH } from "./code.js";
 import { jsDoc } from "./names.js";
 
 /** The exported name of a message's field table: `<Name>$fields` (`$`: no schema name has one). */
 export function tableName(spec: MessageSpec): string {
   return `${spec.name}$fields`;
 }
-
-/** Prettier's print width for generated code (format-pool.ts). */
-const PRINT_WIDTH = 120;
-
-/** The zero uuid in Kafka's base64 form (a default of it is left out). */
-const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
 
 /** The default as a table literal, or undefined when it is the type's zero value. */
 export function tableDefault(value: DefaultValue, field: FieldSpec): string | undefined {

@@ -15,7 +15,7 @@ export type PrimitiveRef = { readonly kind: "primitive"; readonly name: Primitiv
 export type StructRef = { readonly kind: "struct"; readonly name: string };
 export type TypeRef = PrimitiveRef | StructRef | { readonly kind: "array"; readonly element: PrimitiveRef | StructRef };
 
-const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
+export const ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA";
 
 /** The default as Kafka's Jackson sees it: a string; JSON numbers and booleans as written. */
 export function defaultText(reader: SchemaReader, node: JsonNode, fieldPath: string): string {
