@@ -14,9 +14,6 @@ export type ProxiedFrame = TappedFrame;
 /** Why the proxy closes a connection when nothing went wrong. */
 const ORDINARY_CLOSE = new Set([
   "the client closed the connection",
-  // A client that exits with requests in flight (kcat, after its last message) closes with
-  // responses unread, so its kernel resets the connection: a close on the client's side too.
-  "client: read ECONNRESET",
   "the broker closed the connection",
   "the proxy is closing",
 ]);
@@ -38,7 +35,16 @@ export class FrameProxy {
       ...(protocol === undefined ? {} : { protocol }),
       tap: (f) => self.frames.push({ ...f, frame: new Uint8Array(f.frame) }),
       log: (e) => {
-        if (e.direction === "connection" && e.event === "close" && !ORDINARY_CLOSE.has(e.detail)) {
+        // An error on the client's socket is the client going away too: one that exits with
+        // requests in flight (kcat, after its last message) has its kernel reset or end the
+        // connection while responses are on their way (read ECONNRESET, "ended by the other
+        // party"). Problems of the proxy's own (frames, pairing, the broker's side) still count.
+        if (
+          e.direction === "connection" &&
+          e.event === "close" &&
+          !ORDINARY_CLOSE.has(e.detail) &&
+          !e.detail.startsWith("client: ")
+        ) {
           self.problems.push(`connection ${e.connection}: ${e.detail}`);
         }
       },
