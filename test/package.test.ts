@@ -626,18 +626,22 @@ describe("API docs (TypeDoc, from the docstrings)", () => {
       // typedoc.json turns on `notDocumented`: an exported name without a docstring is a warning.
       expect(result.ok, result.out).toBe(true);
       expect(result.out).not.toMatch(/\[warning\]|\[error\]/);
+      // Every module is named after the path a user imports it from (its page: `/` → `_`), and
+      // there are no others: a page named after a source path (`generated_<Name>`, `src_…`) fails.
+      // The entry points take theirs from `@module`, each codec from scripts/typedoc-import-paths.mjs.
       const modules = (await readdir(path.join(out, "modules"))).sort();
-      for (const name of SEED) expect(modules).toContain(`generated_${name}.html`);
-      // Every entry point, named after its import path (`@module`), the records and compression ones included.
-      for (const page of [
+      const importPaths = [
         "kafka-wire",
-        "kafka-wire_runtime",
-        "kafka-wire_records",
-        "kafka-wire_codegen_v1",
+        "kafka-wire/runtime",
+        "kafka-wire/records",
+        "kafka-wire/codegen/v1",
         "kafka-wire-compression",
-      ]) {
-        expect(modules).toContain(`${page}.html`);
-      }
+        ...SEED.map((name) => `kafka-wire/messages/${name}`),
+      ];
+      expect(modules).toEqual(importPaths.map((p) => `${p.replaceAll("/", "_")}.html`).sort());
+      // What generated/index.ts and internal-topics.ts declare is documented under the root, which exports it.
+      const variables = await readdir(path.join(out, "variables"));
+      for (const name of ["messages", "internalTopics"]) expect(variables).toContain(`kafka-wire.${name}.html`);
       // The page lives under whichever entry point TypeDoc documents it first (root or runtime).
       const page = (await readdir(path.join(out, "interfaces"))).find((f) =>
         /^kafka-wire(_runtime)?\.MessageCodec\.html$/.test(f),
