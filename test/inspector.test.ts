@@ -6,7 +6,7 @@
  * compared with the library's own decode in Node. A screenshot goes to test-artifacts/.
  */
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -45,13 +45,22 @@ describeChromium("the inspector page in headless Chromium", () => {
     const apiVersionsResponse = readGolden(path.join(golden, "kafka/ApiVersionsResponse.json")).find(
       (v) => v.version === 3 && v.kind === "random",
     )!;
-    const basic = (
-      JSON.parse(readFileSync(path.join(golden, "records/records-none.json"), "utf8")) as {
-        id: string;
-        hex: string;
-        batches: { baseOffset: string; crc: number; recordCount: number; records: { key: string; value: string }[] }[];
-      }[]
-    ).find((v) => v.id === "none/fixed/basic")!;
+    /** Kafka's `<kind>/fixed/basic` record set: one batch of 3 records (key-0/value-0 …), written by MemoryRecordsBuilder. */
+    const basicOf = (kind: string) =>
+      (
+        JSON.parse(readFileSync(path.join(golden, `records/records-${kind}.json`), "utf8")) as {
+          id: string;
+          hex: string;
+          batches: {
+            baseOffset: string;
+            crc: number;
+            recordCount: number;
+            compression: string;
+            records: { key: string; value: string }[];
+          }[];
+        }[]
+      ).find((v) => v.id === `${kind}/fixed/basic`)!;
+    const basic = basicOf("none");
 
     /**
      * ApiVersions v3 request frame: header v2 (the request is flexible from v3): api key 18
@@ -68,18 +77,17 @@ describeChromium("the inspector page in headless Chromium", () => {
      * batch: transactionalId null (ffff), acks 1, timeoutMs 30000, topicData [1] { name "t",
      * partitionData [1] { index 0, records (int32 length, then the batch) } }.
      */
-    const produceBody =
-      "ffff" +
-      "0001" +
-      "00007530" +
-      "00000001" +
-      "0001" +
-      "74" +
-      "00000001" +
-      "00000000" +
-      be(basic.hex.length / 2, 4) +
-      basic.hex;
-    const produceFrame = frame("0000" + "0003" + "00000007" + CLIENT_ID + produceBody);
+    const produceOf = (records: string): string =>
+      frame(
+        "0000" +
+          "0003" +
+          "00000007" +
+          CLIENT_ID +
+          ("ffff" + "0001" + "00007530" + "00000001" + "0001" + "74" + "00000001" + "00000000") +
+          be(records.length / 2, 4) +
+          records,
+      );
+    const produceFrame = produceOf(basic.hex);
     /** size 4 + header (2 + 2 + 4 + 5) = 17; then 27 bytes of body before the records' bytes. */
     const RECORDS_AT = 17 + 27;
 
@@ -92,6 +100,11 @@ describeChromium("the inspector page in headless Chromium", () => {
       const assets = path.join(out, "assets");
       await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.codecs.config.ts"), build: { outDir: assets } });
       await build({ ...quiet, configFile: path.join(INSPECTOR, "vite.schemas.config.ts"), build: { outDir: assets } });
+      await build({
+        ...quiet,
+        configFile: path.join(INSPECTOR, "vite.compression.config.ts"),
+        build: { outDir: assets },
+      });
       browser = await chromium.launch({
         executablePath: CHROMIUM_PATH,
         headless: true,
@@ -204,6 +217,70 @@ describeChromium("the inspector page in headless Chromium", () => {
       await page.evaluate(`document.getElementById("tree").scrollTop -= 120`);
       mkdirSync(ARTIFACTS, { recursive: true });
       await page.screenshot({ path: path.join(ARTIFACTS, "inspector.png"), fullPage: false });
+    });
+
+    /** Checks the page's tree of Kafka's `<kind>/fixed/basic` set in a Produce request: summary, keys and values. */
+    async function expectBasicBatch(kind: string): Promise<void> {
+      const vector = basicOf(kind);
+      const want = vector.batches[0]!;
+      expect(want.compression).toBe(kind);
+      await paste(produceOf(vector.hex));
+      expect(await page.locator(".problem").allTextContents()).toEqual([]);
+      const records = "body.topicData[0].partitionData[0].records";
+      expect(await value(`${records}[0]`)).toBe(`baseOffset ${want.baseOffset} · ${want.recordCount} records, ${kind}`);
+      for (const [i, r] of want.records.entries()) {
+        expect(await value(`${records}[0].records[${i}].key`)).toContain(`"${Buffer.from(r.key, "base64")}"`);
+        expect(await value(`${records}[0].records[${i}].value`)).toContain(`"${Buffer.from(r.value, "base64")}"`);
+      }
+    }
+
+    it("decompresses snappy, lz4 and zstd batches (kafka-wire-compression in the page; zstd as WebAssembly), and gzip", async () => {
+      for (const kind of ["snappy", "lz4", "zstd", "gzip"]) await expectBasicBatch(kind);
+    });
+
+    /** Runs `act` with the helpers above driving a fresh page at `url`, set up by `init` before its scripts run. */
+    async function onOtherPage(url: string, init: string, act: () => Promise<void>): Promise<void> {
+      const main = page;
+      page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+      try {
+        if (init !== "") await page.addInitScript(init);
+        await page.goto(url);
+        await page.waitForSelector("body[data-ready]");
+        await act();
+      } finally {
+        await page.close();
+        page = main;
+      }
+    }
+
+    it("says which batches it cannot decompress here, and why, keeping their header fields", async () => {
+      const records = "body.topicData[0].partitionData[0].records";
+      const zstd = basicOf("zstd");
+      const index = pathToFileURL(path.join(out, "index.html")).href;
+      // A browser without WebAssembly: zstd cannot run, snappy still does.
+      await onOtherPage(index, "delete globalThis.WebAssembly;", async () => {
+        await paste(produceOf(zstd.hex));
+        expect(await text(".problem")).toMatch(
+          /^UNSUPPORTED_COMPRESSION at byte \d+ \(body\.topicData\[0\]\.partitionData\[0\]\.records\[0\].*\): compressed with zstd: not decodable here \(this browser has no WebAssembly\)$/,
+        );
+        expect(await value(`${records}[0].crc`)).toBe(String(zstd.batches[0]!.crc));
+        expect(await value(`${records}[0]`)).toBe(`baseOffset 0 · zstd`);
+        await expectBasicBatch("snappy");
+      });
+      // The page without assets/compression.js: every codec it holds is missing, gzip is not.
+      const bare = mkdtempSync(path.join(os.tmpdir(), "kafka-wire-inspector-bare-"));
+      try {
+        cpSync(out, bare, { recursive: true, filter: (f) => path.basename(f) !== "compression.js" });
+        await onOtherPage(pathToFileURL(path.join(bare, "index.html")).href, "", async () => {
+          await paste(produceOf(basicOf("lz4").hex));
+          expect(await text(".problem")).toContain(
+            "compressed with lz4: not decodable here (assets/compression.js, which holds the codec, did not load)",
+          );
+          await expectBasicBatch("gzip");
+        });
+      } finally {
+        rmSync(bare, { recursive: true, force: true });
+      }
     });
 
     it("shows a truncated body's error at its offset, as the library reports it, and what decoded before it", async () => {

@@ -18,6 +18,7 @@ import {
 } from "../../src/runtime/index.js";
 import { decodeWithSpans, spansOf, type ByteSpan } from "../../src/runtime/spans.js";
 import { toHex } from "./bytes.js";
+import type { PageCodecs } from "./compression.js";
 import { BATCH_FIELDS, DERIVED, pick, RECORD_FIELDS } from "./records.js";
 import type { SchemaSet, SetMessage } from "./sets.js";
 
@@ -85,11 +86,21 @@ export interface Choice {
   readonly notes?: readonly string[];
 }
 
+/** The compressions kafka-wire/records cannot decompress without a codec passed to it. */
+const NEEDS_CODEC: ReadonlySet<string> = new Set(["snappy", "lz4", "zstd"]);
+
 /** Arrays longer than this show their first elements only (a Fetch of 100k partitions stays responsive). */
 export const MAX_CHILDREN = 500;
 
-/** Reads `bytes` as `choice` says; never throws (errors become problems). */
-export async function inspect(bytes: Uint8Array, choice: Choice): Promise<Inspection> {
+/**
+ * Reads `bytes` as `choice` says; never throws (errors become problems). `codecs` gives the
+ * codecs for batches compressed with snappy, lz4 or zstd, asked for only when there is one.
+ */
+export async function inspect(
+  bytes: Uint8Array,
+  choice: Choice,
+  codecs?: () => Promise<PageCodecs>,
+): Promise<Inspection> {
   const b = new Builder(bytes);
   for (const n of choice.notes ?? []) b.notes.push(n);
   let kind = choice.kind;
@@ -97,7 +108,7 @@ export async function inspect(bytes: Uint8Array, choice: Choice): Promise<Inspec
   if (kind === "request") readRequest(b, choice);
   else if (kind === "response") readResponse(b, choice);
   else readBody(b, choice);
-  await b.expandRecords();
+  await b.expandRecords(codecs);
   return b.result();
 }
 
@@ -483,18 +494,24 @@ class Builder {
    * (`records[0]`), their header fields and records (`records[0].records[2].key`), as the
    * interpreter's record spans name them.
    */
-  async expandRecords(): Promise<void> {
+  async expandRecords(codecs?: () => Promise<PageCodecs>): Promise<void> {
+    let page: PageCodecs | undefined;
     for (const { path, view, children } of this.pending) {
       const base = view.byteOffset - this.bytes.byteOffset;
       let set: RecordSet;
       try {
         set = await decodeRecords(view);
+        // Without their codec, batches keep their header: read again with the codecs if one needs them.
+        if (codecs !== undefined && set.batches.some((batch) => NEEDS_CODEC.has(batch.compression))) {
+          page ??= await codecs();
+          set = await decodeRecords(view, { codecs: page.codecs });
+        }
       } catch (e) {
         const p = errorProblem(e);
         this.problem(path, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
         continue;
       }
-      set.batches.forEach((batch, i) => children.push(this.batchNode(`${path}[${i}]`, i, batch, base)));
+      set.batches.forEach((batch, i) => children.push(this.batchNode(`${path}[${i}]`, i, batch, base, page)));
       if (set.incompleteTail > 0) {
         const tail = `${path}.$incomplete`;
         children.push({
@@ -507,7 +524,13 @@ class Builder {
     }
   }
 
-  batchNode(path: string, index: number, batch: RecordSet["batches"][number], base: number): TreeNode {
+  batchNode(
+    path: string,
+    index: number,
+    batch: RecordSet["batches"][number],
+    base: number,
+    page: PageCodecs | undefined,
+  ): TreeNode {
     const children: TreeNode[] = [];
     const format = batch.magic === 2 ? 2 : "legacy";
     for (const [k, v] of Object.entries(pick(batch, BATCH_FIELDS[format])))
@@ -524,7 +547,10 @@ class Builder {
       children.push({ path: `${path}.records`, name: "records", value: `[${records.length}]`, children: list });
     } catch (e) {
       const p = errorProblem(e);
-      this.problem(path, { ...p, offset: p.offset < 0 ? -1 : base + p.offset });
+      // The library's reason names a package to install, which is no help in the page.
+      const why = batch.compression === "none" ? undefined : page?.unavailable[batch.compression];
+      const reason = why === undefined ? p.reason : `compressed with ${batch.compression}: not decodable here (${why})`;
+      this.problem(path, { ...p, reason, offset: p.offset < 0 ? -1 : base + p.offset });
     }
     return { path, name: `[${index}]`, value: `baseOffset ${batch.baseOffset} · ${summary}`, children };
   }

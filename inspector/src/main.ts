@@ -5,6 +5,7 @@
 
 import { byteHex, parseBytes } from "./bytes.js";
 import { loadCodecs, loadScript } from "./codecs.js";
+import { loadCompression } from "./compression.js";
 import { hasLogLines, parseFile, type FileEntry } from "./file.js";
 import { pathAt, highlight } from "./highlight.js";
 import { DETECT_MESSAGE, inspect, type Choice, type Inspection, type Kind, type TreeNode } from "./inspect.js";
@@ -118,7 +119,7 @@ async function decodeInput(): Promise<void> {
     return finish(token, null);
   }
   ui.status.textContent = `${parsed.bytes.length} bytes (${parsed.encoding})`;
-  finish(token, await inspect(parsed.bytes, choice()));
+  finish(token, await inspect(parsed.bytes, choice(), loadCompression));
 }
 
 function show(result: Inspection | null): void {
@@ -255,7 +256,7 @@ async function openEntry(i: number, token = begin()): Promise<void> {
     return;
   }
   ui.status.textContent = `line ${entry.line}: ${entry.bytes.length} bytes`;
-  finish(token, await inspect(entry.bytes, { ...entry.choice, set: set() }));
+  finish(token, await inspect(entry.bytes, { ...entry.choice, set: set() }, loadCompression));
 }
 
 async function openFile(file: File): Promise<void> {
