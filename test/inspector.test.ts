@@ -459,3 +459,16 @@ describeChromium("the inspector page in headless Chromium", () => {
     });
   });
 });
+
+// No test imports the page's sources, so the repository's own type-check (the root tsconfig.json)
+// never sees them: they have a tsconfig of their own (DOM, vite's client types).
+it("the page's sources type-check (inspector/tsconfig.json, over the codecs it generates)", async () => {
+  const run = promisify(execFile);
+  await run("npx", ["tsx", "inspector/scripts/codecs.ts", "--if-available"], { cwd: REPO_ROOT });
+  const tsc = path.join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+  const output = await run(process.execPath, [tsc, "--noEmit", "-p", INSPECTOR], { maxBuffer: 16 << 20 }).then(
+    (r) => r.stdout,
+    (e: { stdout?: string; stderr?: string }) => `${e.stdout ?? ""}${e.stderr ?? ""}` || "tsc failed",
+  );
+  expect(output).toBe("");
+}, 300_000);
