@@ -4,6 +4,7 @@
  * the errors a bad call gets.
  */
 
+import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startCluster, startControlServer, type ControlServer, type RunningCluster } from "../broker/src/index.js";
 import type { Protocol } from "../src/runtime/index.js";
@@ -91,5 +92,33 @@ describeShared("kafka-wire-broker: control over HTTP", "kafka-schemas", () => {
     expect((await post("/nothing", {})).status).toBe(404);
     expect((await fetch(`${control.url}/fail`)).status).toBe(404); // GET
     expect(cluster.cluster.control.active).toBe(false);
+  });
+
+  it("empty path segments are dropped (//topics is /topics, as a base URL ending in / joined with /topics gives); an unknown path is named as sent", async () => {
+    const get = async (path: string) => {
+      const res = await fetch(`${control.url}${path}`);
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const topics = await get("/topics");
+    expect(topics.status).toBe(200);
+    expect(topics.body["topics"]).toEqual([expect.objectContaining({ name: "t" })]);
+    for (const path of ["//topics", "/topics/", "///topics//"]) expect(await get(path), path).toEqual(topics);
+    expect(await get("//topics//t?x=1")).toEqual(await get("/topics/t"));
+    expect(await post("//reset", {})).toEqual({ status: 200, body: { ok: true } });
+    const unknown = await get("//nothing/");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body["error"]).toMatch(/^no GET \/\/nothing\/: POST \/fail, /);
+    // A target that is no path (OPTIONS *'s form): 400 naming it, not a crash.
+    const star = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request({ host: "127.0.0.1", port: control.port, path: "*" }, (res) => {
+        let body = "";
+        res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(star.status).toBe(400);
+    expect(JSON.parse(star.body)).toEqual({ error: expect.stringMatching(/^\* is no request path \(/) });
   });
 });

@@ -25,7 +25,8 @@
  *   GET  /log?since=&limit=&maxBytes=                 {"enabled":..,"entries":[...]}
  *
  * Answers 200 `{"ok":true}` for a POST, 400 `{"error":"..."}` for a bad body or query or a call
- * the cluster refuses, 404 for another path or an unknown topic, partition or group.
+ * the cluster refuses, 404 for another path or an unknown topic, partition or group. Empty path
+ * segments are dropped (`//topics` and `/topics/` are `/topics`), as most HTTP servers do.
  * `intercept` needs code, so it is not offered here. Every answer is bounded: records and log
  * entries come a page at a time.
  */
@@ -144,6 +145,18 @@ async function get(cluster: RunningCluster, path: string, query: URLSearchParams
   }
 }
 
+/**
+ * The route a request target names, and its query. A target is a path: `//topics` is not the
+ * scheme-relative URL `new URL` would read it as (host `topics`, path `/`). Empty segments are
+ * dropped (no route has one, and a topic name is never empty), so that a client joining a base
+ * URL that ends in `/` with `/topics` reaches /topics; segments stay percent-encoded.
+ */
+function routeOf(target: string): { path: string; query: URLSearchParams } {
+  const url = new URL(target.startsWith("/") ? `http://127.0.0.1${target}` : target);
+  const segments = url.pathname.split("/").filter((s) => s !== "");
+  return { path: `/${segments.join("/")}`, query: url.searchParams };
+}
+
 const GET_PATHS =
   "GET /faults, /topics, /topics/T, /topics/T/partitions/P/records, /groups, /groups/G, /producers, /transactions, /log";
 
@@ -173,19 +186,29 @@ export async function startControlServer(
       res.end(text);
     };
     const send = (status: number, body: unknown) => sendText(status, JSON.stringify(body));
-    const url = new URL(req.url ?? "/", "http://127.0.0.1");
-    const path = url.pathname;
+    const target = req.url ?? "/";
+    let route: { path: string; query: URLSearchParams };
+    try {
+      route = routeOf(target);
+    } catch {
+      send(400, { error: `${target} is no request path (a control path starts with /: ${GET_PATHS})` });
+      return;
+    }
+    const { path, query } = route;
+    // The path as the client sent it (an unknown one is named as written, not as normalized).
     const notFound = () =>
-      send(404, { error: `no ${req.method} ${path}: POST ${Object.keys(ROUTES).join(", ")}; ${GET_PATHS}` });
+      send(404, {
+        error: `no ${req.method} ${target.split("?")[0]}: POST ${Object.keys(ROUTES).join(", ")}; ${GET_PATHS}`,
+      });
     if (req.method === "GET") {
-      get(cluster, path, url.searchParams).then(
+      get(cluster, path, query).then(
         (text) => (text === undefined ? notFound() : sendText(200, text)),
         (e: Error) => send(e instanceof NotFound ? 404 : 400, { error: e.message }),
       );
       return;
     }
-    const route = ROUTES[path];
-    if (route === undefined || req.method !== "POST") {
+    const post = ROUTES[path];
+    if (post === undefined || req.method !== "POST") {
       notFound();
       return;
     }
@@ -209,7 +232,7 @@ export async function startControlServer(
           if (typeof body !== "object" || body === null || Array.isArray(body)) {
             throw new Error("the body must be a JSON object");
           }
-          await route(cluster, body as Body);
+          await post(cluster, body as Body);
           send(200, { ok: true });
         } catch (e) {
           send(400, { error: (e as Error).message });
