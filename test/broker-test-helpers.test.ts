@@ -9,6 +9,7 @@ import { existsSync } from "node:fs";
 import net from "node:net";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { registerCluster, type RunnerHooks } from "../broker/src/test-hooks.js";
 import { useCluster } from "../broker/src/vitest.js";
 import { CORPUS_OUT, corpusIndex } from "./support/corpus.js";
 import { describeShared, REPO_ROOT } from "./support/shared.js";
@@ -35,9 +36,23 @@ describeShared("kafka-wire-broker/vitest and /node-test", "kafka-schemas", () =>
     } catch (e) {
       early = e;
     }
+    // `await useCluster(...)` (as with startCluster) reads `then` now: the stand-in is no thenable.
+    const awaited = Promise.resolve(cluster);
 
-    it("throws when used before its beforeAll", () => {
-      expect(String(early)).toMatch(/useCluster's cluster runs from its before hook to its after hook/);
+    it("used before its beforeAll, throws an error that says why and what to do", () => {
+      expect(early).toBeInstanceOf(Error);
+      expect((early as Error).message).toBe(
+        "useCluster's cluster was used (.bootstrap) before it started. useCluster returns at once and starts the " +
+          "cluster in the beforeAll hook it registers, which runs after the tests are collected: use the cluster " +
+          'inside a test or a hook registered after useCluster (it("...", () => { cluster.bootstrap ... })), not in ' +
+          "the body of the file or of a describe block",
+      );
+    });
+
+    it("awaited, early or in a test, gives the stand-in itself", async () => {
+      expect(await awaited).toBe(cluster);
+      expect(await cluster).toBe(cluster);
+      expect((await cluster).bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
     });
 
     it("is running in the first test; a fault and a topic are added", () => {
@@ -58,6 +73,53 @@ describeShared("kafka-wire-broker/vitest and /node-test", "kafka-schemas", () =>
   it("closes the cluster after its block", async () => {
     expect(port).not.toBe(0);
     expect(await refused(port)).toBe(true);
+  });
+
+  describe("the stand-in's errors after the close and when the start failed (node:test's hook names)", () => {
+    /** The hooks a runner would run, to run them by hand. */
+    const runner = () => {
+      const run = { before: [] as (() => Promise<void>)[], after: [] as (() => Promise<void>)[] };
+      const hooks: RunnerHooks = {
+        before: (fn) => run.before.push(fn),
+        afterEach: () => {},
+        after: (fn) => run.after.push(fn),
+        names: { before: "before", after: "after" },
+      };
+      return { run, hooks };
+    };
+
+    it("after the after hook closed it: says so", async () => {
+      const { run, hooks } = runner();
+      const cluster = registerCluster(hooks, async () => ({ protocol: (await corpusIndex()).protocol }));
+      await run.before[0]!();
+      try {
+        expect(cluster.bootstrap).toMatch(/^127\.0\.0\.1:\d+$/);
+      } finally {
+        await run.after[0]!();
+      }
+      expect(() => cluster.nodes).toThrow(
+        "useCluster's cluster was used (.nodes) after useCluster's after hook closed it, at the end of the scope " +
+          "(file or describe block) useCluster was called in: use it within that scope, or call useCluster in the " +
+          "scope that needs it",
+      );
+    });
+
+    it("when the start failed: gives the start's error (as its cause too)", async () => {
+      const { run, hooks } = runner();
+      const broken = new Error("no codecs for Kafka 9.9.9");
+      const cluster = registerCluster(hooks, () => Promise.reject(broken));
+      await expect(run.before[0]!()).rejects.toBe(broken);
+      let error: Error | undefined;
+      try {
+        cluster.createTopic("t", 1);
+      } catch (e) {
+        error = e as Error;
+      }
+      expect(error?.message).toBe(
+        "useCluster's cluster was used (.createTopic) but did not start (useCluster's before hook failed): no codecs for Kafka 9.9.9",
+      );
+      expect(error?.cause).toBe(broken);
+    });
   });
 
   /** Runs the node:test fixture; `source`: the workspaces' TypeScript (else the packages' builds, dist/). */

@@ -16,7 +16,8 @@ export type { ClusterSetup, UseClusterOptions };
 /**
  * Starts a cluster in `before`, resets it in `afterEach` (unless `reset: false`) and closes it in
  * `after`, in the scope of the call (the file, or the describe block it is called in). Returns
- * the cluster: usable inside tests and later hooks (it throws before `before` ran).
+ * the cluster: usable inside tests and later hooks (it throws, saying what to do, before `before`
+ * ran or after `after`; awaiting it gives it back).
  */
 export function useCluster(setup: ClusterSetup, options: UseClusterOptions = {}): RunningCluster {
   return registerCluster(
@@ -24,6 +25,7 @@ export function useCluster(setup: ClusterSetup, options: UseClusterOptions = {})
       before: (fn, timeoutMs) => before(fn, { timeout: timeoutMs }),
       afterEach: (fn) => afterEach(fn),
       after: (fn) => after(fn),
+      names: { before: "before", after: "after" },
     },
     setup,
     options,

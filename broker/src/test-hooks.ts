@@ -17,16 +17,21 @@ export interface UseClusterOptions {
   readonly timeoutMs?: number;
 }
 
-/** @internal The runner's hooks, as the two adapters hand them over. */
+/** @internal The runner's hooks, as the two adapters hand them over, and their names (for errors). */
 export interface RunnerHooks {
   before(fn: () => Promise<void>, timeoutMs: number): void;
   afterEach(fn: () => Promise<void>): void;
   after(fn: () => Promise<void>): void;
+  /** What the runner calls its before-all and after-all hooks: `beforeAll`/`afterAll`, `before`/`after`. */
+  readonly names: { readonly before: string; readonly after: string };
 }
 
 /**
  * @internal Registers the hooks; returns a stand-in for the cluster that forwards to it once
- * started (the hooks run later than this call), and throws when used before or after.
+ * started (the hooks run later than this call). Used before the start, after the close or when
+ * the start failed, it throws an error that says which and what to do. It is not a thenable:
+ * `await useCluster(...)` gives the stand-in (waiting for the start there would wait for a hook
+ * that runs only after the file's tests are collected, that is never).
  */
 export function registerCluster(
   hooks: RunnerHooks,
@@ -34,8 +39,17 @@ export function registerCluster(
   options: UseClusterOptions = {},
 ): RunningCluster {
   let current: RunningCluster | undefined;
+  let state: "registered" | "failed" | "running" | "closed" = "registered";
+  let failure: unknown;
   hooks.before(async () => {
-    current = await startCluster(typeof setup === "function" ? await setup() : setup);
+    try {
+      current = await startCluster(typeof setup === "function" ? await setup() : setup);
+      state = "running";
+    } catch (e) {
+      state = "failed";
+      failure = e;
+      throw e;
+    }
   }, options.timeoutMs ?? 300_000);
   if (options.reset ?? true) {
     hooks.afterEach(async () => {
@@ -45,15 +59,33 @@ export function registerCluster(
   hooks.after(async () => {
     const closing = current;
     current = undefined;
+    state = "closed";
     await closing?.close();
   });
+  const { before, after } = hooks.names;
+  const unavailable = (property: string | symbol): Error => {
+    const used = `useCluster's cluster was used (.${String(property)})`;
+    if (state === "failed") {
+      const reason = failure instanceof Error ? failure.message : String(failure);
+      return new Error(`${used} but did not start (useCluster's ${before} hook failed): ${reason}`, { cause: failure });
+    }
+    if (state === "closed") {
+      return new Error(
+        `${used} after useCluster's ${after} hook closed it, at the end of the scope (file or describe block) ` +
+          `useCluster was called in: use it within that scope, or call useCluster in the scope that needs it`,
+      );
+    }
+    return new Error(
+      `${used} before it started. useCluster returns at once and starts the cluster in the ${before} hook it ` +
+        `registers, which runs after the tests are collected: use the cluster inside a test or a hook registered ` +
+        `after useCluster (it("...", () => { cluster.${String(property)} ... })), not in the body of the file or of a describe block`,
+    );
+  };
   return new Proxy({} as RunningCluster, {
     get(_, property) {
-      if (current === undefined) {
-        throw new Error(
-          "useCluster's cluster runs from its before hook to its after hook: use it inside a test or a later hook",
-        );
-      }
+      // Not a thenable: `await` (or a Promise resolved with the stand-in) gives the stand-in itself.
+      if (property === "then") return undefined;
+      if (current === undefined) throw unavailable(property);
       const value: unknown = Reflect.get(current, property);
       return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(current) : value;
     },

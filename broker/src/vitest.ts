@@ -17,7 +17,8 @@ export type { ClusterSetup, UseClusterOptions };
 /**
  * Starts a cluster in `beforeAll`, resets it in `afterEach` (unless `reset: false`) and closes
  * it in `afterAll`, in the scope of the call (the file, or the describe block it is called in).
- * Returns the cluster: usable inside tests and later hooks (it throws before `beforeAll` ran).
+ * Returns the cluster: usable inside tests and later hooks (it throws, saying what to do, before
+ * `beforeAll` ran or after `afterAll`; awaiting it gives it back).
  */
 export function useCluster(setup: ClusterSetup, options: UseClusterOptions = {}): RunningCluster {
   return registerCluster(
@@ -25,6 +26,7 @@ export function useCluster(setup: ClusterSetup, options: UseClusterOptions = {})
       before: (fn, timeoutMs) => beforeAll(fn, timeoutMs),
       afterEach: (fn) => afterEach(fn),
       after: (fn) => afterAll(fn),
+      names: { before: "beforeAll", after: "afterAll" },
     },
     setup,
     options,
