@@ -26,17 +26,9 @@ import {
  * - Source: `schemas/StreamsGroupDescribeRequest.json`.
  */
 export interface StreamsGroupDescribeRequest {
-  /**
-   * The ids of the groups to describe.
-   *
-   * Versions: 0; entity type groupId; wire type []string.
-   */
+  /** The ids of the groups to describe. Versions: 0; entity type groupId; wire type []string. */
   groupIds: string[];
-  /**
-   * Whether to include authorized operations.
-   *
-   * Versions: 0; wire type bool.
-   */
+  /** Whether to include authorized operations. Versions: 0; wire type bool. */
   includeAuthorizedOperations: boolean;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -51,9 +43,7 @@ function StreamsGroupDescribeRequest$size(v: StreamsGroupDescribeRequest, _versi
       const a = v.groupIds;
       const n = arrayLength(a);
       size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
+      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
       i = -1;
     }
     size += 1;
@@ -79,9 +69,7 @@ function StreamsGroupDescribeRequest$write(w: Writer, v: StreamsGroupDescribeReq
     {
       const a = v.groupIds;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
+      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
       i = -1;
     }
     f = "includeAuthorizedOperations";
@@ -104,9 +92,7 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
     {
       const n = r.compactArrayLength(1);
       const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
+      for (i = 0; i < n; i++) a[i] = r.compactString();
       i = -1;
       $groupIds = a;
     }
@@ -152,14 +138,7 @@ export const createStreamsGroupDescribeRequest = /*@__PURE__*/ tableCreate<Strea
 );
 
 /**
- * The codec of StreamsGroupDescribeRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupDescribeRequest: a Kafka request message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
- * - Listeners: broker.
- * - Source: `schemas/StreamsGroupDescribeRequest.json`.
+ * The codec of StreamsGroupDescribeRequest (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeRequest, 89> = /*@__PURE__*/ defineMessage<
   StreamsGroupDescribeRequest,

@@ -29,15 +29,10 @@ import {
 export interface StreamsGroupDescribeResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
-   *
    * Versions: 0; wire type int32.
    */
   throttleTimeMs: number;
-  /**
-   * Each described group.
-   *
-   * Versions: 0; wire type []DescribedGroup.
-   */
+  /** Each described group. Versions: 0; wire type []DescribedGroup. */
   groups: DescribedGroup[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -45,57 +40,30 @@ export interface StreamsGroupDescribeResponse {
 
 /** Struct `DescribedGroup` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface DescribedGroup {
-  /**
-   * The describe error, or 0 if there was no error.
-   *
-   * Versions: 0; wire type int16.
-   */
+  /** The describe error, or 0 if there was no error. Versions: 0; wire type int16. */
   errorCode: number;
   /**
    * The top-level error message, or null if there was no error.
-   *
    * Versions: 0; nullable in 0; wire type string; default null.
    */
   errorMessage: string | null;
-  /**
-   * The group ID string.
-   *
-   * Versions: 0; entity type groupId; wire type string.
-   */
+  /** The group ID string. Versions: 0; entity type groupId; wire type string. */
   groupId: string;
-  /**
-   * The group state string, or the empty string.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The group state string, or the empty string. Versions: 0; wire type string. */
   groupState: string;
-  /**
-   * The group epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The group epoch. Versions: 0; wire type int32. */
   groupEpoch: number;
-  /**
-   * The assignment epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The assignment epoch. Versions: 0; wire type int32. */
   assignmentEpoch: number;
   /**
    * The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
-   *
    * Versions: 0; nullable in 0; wire type Topology; default null.
    */
   topology: Topology | null;
-  /**
-   * The members.
-   *
-   * Versions: 0; wire type []Member.
-   */
+  /** The members. Versions: 0; wire type []Member. */
   members: Member[];
   /**
    * 32-bit bitfield to represent authorized operations for this group.
-   *
    * Versions: 0; wire type int32; default -2147483648.
    */
   authorizedOperations: number;
@@ -105,15 +73,10 @@ export interface DescribedGroup {
 
 /** Struct `Topology` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Topology {
-  /**
-   * The epoch of the currently initialized topology for this group.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The epoch of the currently initialized topology for this group. Versions: 0; wire type int32. */
   epoch: number;
   /**
    * The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
-   *
    * Versions: 0; nullable in 0; wire type []Subtopology; default null.
    */
   subtopologies: Subtopology[] | null;
@@ -123,33 +86,19 @@ export interface Topology {
 
 /** Struct `Subtopology` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Subtopology {
-  /**
-   * String to uniquely identify the subtopology.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** String to uniquely identify the subtopology. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The topics the subtopology reads from.
-   *
-   * Versions: 0; wire type []string.
-   */
+  /** The topics the subtopology reads from. Versions: 0; wire type []string. */
   sourceTopics: string[];
-  /**
-   * The repartition topics the subtopology writes to.
-   *
-   * Versions: 0; wire type []string.
-   */
+  /** The repartition topics the subtopology writes to. Versions: 0; wire type []string. */
   repartitionSinkTopics: string[];
   /**
    * The set of state changelog topics associated with this subtopology. Created automatically.
-   *
    * Versions: 0; wire type []TopicInfo.
    */
   stateChangelogTopics: TopicInfo[];
   /**
    * The set of source topics that are internally created repartition topics. Created automatically.
-   *
    * Versions: 0; wire type []TopicInfo.
    */
   repartitionSourceTopics: TopicInfo[];
@@ -159,101 +108,40 @@ export interface Subtopology {
 
 /** Struct `Member` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Member {
-  /**
-   * The member ID.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The member ID. Versions: 0; wire type string. */
   memberId: string;
-  /**
-   * The member epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The member epoch. Versions: 0; wire type int32. */
   memberEpoch: number;
-  /**
-   * The current assignment epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The current assignment epoch. Versions: 0; wire type int32. */
   currentAssignmentEpoch: number;
-  /**
-   * The member instance ID for static membership.
-   *
-   * Versions: 0; nullable in 0; wire type string; default null.
-   */
+  /** The member instance ID for static membership. Versions: 0; nullable in 0; wire type string; default null. */
   instanceId: string | null;
-  /**
-   * The rack ID.
-   *
-   * Versions: 0; nullable in 0; wire type string; default null.
-   */
+  /** The rack ID. Versions: 0; nullable in 0; wire type string; default null. */
   rackId: string | null;
-  /**
-   * The client ID.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client ID. Versions: 0; wire type string. */
   clientId: string;
-  /**
-   * The client host.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client host. Versions: 0; wire type string. */
   clientHost: string;
-  /**
-   * The epoch of the topology on the client.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The epoch of the topology on the client. Versions: 0; wire type int32. */
   topologyEpoch: number;
-  /**
-   * Identity of the streams instance that may have multiple clients.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** Identity of the streams instance that may have multiple clients. Versions: 0; wire type string. */
   processId: string;
   /**
    * User-defined endpoint for Interactive Queries. Null if not defined for this client.
-   *
    * Versions: 0; nullable in 0; wire type Endpoint; default null.
    */
   userEndpoint: Endpoint | null;
-  /**
-   * Used for rack-aware assignment algorithm.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Used for rack-aware assignment algorithm. Versions: 0; wire type []KeyValue. */
   clientTags: KeyValue[];
-  /**
-   * Cumulative changelog offsets for tasks.
-   *
-   * Versions: 0; wire type []TaskOffset.
-   */
+  /** Cumulative changelog offsets for tasks. Versions: 0; wire type []TaskOffset. */
   taskOffsets: TaskOffset[];
-  /**
-   * Cumulative changelog end offsets for tasks.
-   *
-   * Versions: 0; wire type []TaskOffset.
-   */
+  /** Cumulative changelog end offsets for tasks. Versions: 0; wire type []TaskOffset. */
   taskEndOffsets: TaskOffset[];
-  /**
-   * The current assignment.
-   *
-   * Versions: 0; wire type Assignment.
-   */
+  /** The current assignment. Versions: 0; wire type Assignment. */
   assignment: Assignment;
-  /**
-   * The target assignment.
-   *
-   * Versions: 0; wire type Assignment.
-   */
+  /** The target assignment. Versions: 0; wire type Assignment. */
   targetAssignment: Assignment;
-  /**
-   * True for classic members that have not been upgraded yet.
-   *
-   * Versions: 0; wire type bool.
-   */
+  /** True for classic members that have not been upgraded yet. Versions: 0; wire type bool. */
   isClassic: boolean;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -261,17 +149,9 @@ export interface Member {
 
 /** Common struct `Endpoint` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Endpoint {
-  /**
-   * host of the endpoint
-   *
-   * Versions: 0; wire type string.
-   */
+  /** host of the endpoint. Versions: 0; wire type string. */
   host: string;
-  /**
-   * port of the endpoint
-   *
-   * Versions: 0; wire type uint16.
-   */
+  /** port of the endpoint. Versions: 0; wire type uint16. */
   port: number;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -279,24 +159,11 @@ export interface Endpoint {
 
 /** Common struct `TaskOffset` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TaskOffset {
-  /**
-   * The subtopology identifier.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The subtopology identifier. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The partition.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The partition. Versions: 0; wire type int32. */
   partition: number;
-  /**
-   * The offset.
-   *
-   * Versions: 0; wire type int64.
-   * int64 as a bigint (exact beyond 2^53).
-   */
+  /** The offset. Versions: 0; wire type int64. int64 as a bigint (exact beyond 2^53). */
   offset: bigint;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -304,24 +171,11 @@ export interface TaskOffset {
 
 /** Common struct `TopicPartitions` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TopicPartitions {
-  /**
-   * The topic ID.
-   *
-   * Versions: 0; wire type uuid.
-   * Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.
-   */
+  /** The topic ID. Versions: 0; wire type uuid. Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`. */
   topicId: string;
-  /**
-   * The topic name.
-   *
-   * Versions: 0; entity type topicName; wire type string.
-   */
+  /** The topic name. Versions: 0; entity type topicName; wire type string. */
   topicName: string;
-  /**
-   * The partitions.
-   *
-   * Versions: 0; wire type []int32.
-   */
+  /** The partitions. Versions: 0; wire type []int32. */
   partitions: number[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -329,23 +183,11 @@ export interface TopicPartitions {
 
 /** Common struct `Assignment` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Assignment {
-  /**
-   * Active tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Active tasks for this client. Versions: 0; wire type []TaskIds. */
   activeTasks: TaskIds[];
-  /**
-   * Standby tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Standby tasks for this client. Versions: 0; wire type []TaskIds. */
   standbyTasks: TaskIds[];
-  /**
-   * Warm-up tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Warm-up tasks for this client. Versions: 0; wire type []TaskIds. */
   warmupTasks: TaskIds[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -353,17 +195,9 @@ export interface Assignment {
 
 /** Common struct `TaskIds` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TaskIds {
-  /**
-   * The subtopology identifier.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The subtopology identifier. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The partitions of the input topics processed by this member.
-   *
-   * Versions: 0; wire type []int32.
-   */
+  /** The partitions of the input topics processed by this member. Versions: 0; wire type []int32. */
   partitions: number[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -371,17 +205,9 @@ export interface TaskIds {
 
 /** Common struct `KeyValue` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface KeyValue {
-  /**
-   * key of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** key of the config. Versions: 0; wire type string. */
   key: string;
-  /**
-   * value of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** value of the config. Versions: 0; wire type string. */
   value: string;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -389,29 +215,19 @@ export interface KeyValue {
 
 /** Common struct `TopicInfo` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TopicInfo {
-  /**
-   * The name of the topic.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The name of the topic. Versions: 0; wire type string. */
   name: string;
   /**
    * The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced. Always 0 for changelog topics.
-   *
    * Versions: 0; wire type int32.
    */
   partitions: number;
   /**
    * The replication factor of the topic. Can be 0 if the default replication factor should be used.
-   *
    * Versions: 0; wire type int16.
    */
   replicationFactor: number;
-  /**
-   * Topic-level configurations as key-value pairs.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Topic-level configurations as key-value pairs. Versions: 0; wire type []KeyValue. */
   topicConfigs: KeyValue[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -457,9 +273,7 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
     {
       const a = v.groups;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        DescribedGroup$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) DescribedGroup$write(w, a[i]!, version);
       i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
@@ -487,9 +301,7 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
     {
       const n = r.compactArrayLength(20);
       const a = new Array<DescribedGroup>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = DescribedGroup$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = DescribedGroup$read(r, version);
       i = -1;
       $groups = a;
     }
@@ -579,9 +391,7 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
     {
       const a = v.members;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        Member$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) Member$write(w, a[i]!, version);
       i = -1;
     }
     f = "authorizedOperations";
@@ -629,9 +439,7 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     {
       const n = r.compactArrayLength(32);
       const a = new Array<Member>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = Member$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = Member$read(r, version);
       i = -1;
       $members = a;
     }
@@ -710,9 +518,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
         w.uvarint(0);
       } else {
         w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) {
-          Subtopology$write(w, a[i]!, version);
-        }
+        for (i = 0; i < a.length; i++) Subtopology$write(w, a[i]!, version);
         i = -1;
       }
     }
@@ -744,9 +550,7 @@ function Topology$read(r: Reader, version: number): Topology {
         $subtopologies = null;
       } else {
         const a = new Array<Subtopology>(n);
-        for (i = 0; i < n; i++) {
-          a[i] = Subtopology$read(r, version);
-        }
+        for (i = 0; i < n; i++) a[i] = Subtopology$read(r, version);
         i = -1;
         $subtopologies = a;
       }
@@ -776,9 +580,7 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
       const a = v.sourceTopics;
       const n = arrayLength(a);
       size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
+      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
       i = -1;
     }
     f = "repartitionSinkTopics";
@@ -786,9 +588,7 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
       const a = v.repartitionSinkTopics;
       const n = arrayLength(a);
       size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
+      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
       i = -1;
     }
     f = "stateChangelogTopics";
@@ -837,36 +637,28 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     {
       const a = v.sourceTopics;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
+      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
       i = -1;
     }
     f = "repartitionSinkTopics";
     {
       const a = v.repartitionSinkTopics;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
+      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
       i = -1;
     }
     f = "stateChangelogTopics";
     {
       const a = v.stateChangelogTopics;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TopicInfo$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
       i = -1;
     }
     f = "repartitionSourceTopics";
     {
       const a = v.repartitionSourceTopics;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TopicInfo$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
       i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
@@ -892,9 +684,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     {
       const n = r.compactArrayLength(1);
       const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
+      for (i = 0; i < n; i++) a[i] = r.compactString();
       i = -1;
       $sourceTopics = a;
     }
@@ -902,9 +692,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     {
       const n = r.compactArrayLength(1);
       const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
+      for (i = 0; i < n; i++) a[i] = r.compactString();
       i = -1;
       $repartitionSinkTopics = a;
     }
@@ -912,9 +700,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     {
       const n = r.compactArrayLength(9);
       const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TopicInfo$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
       i = -1;
       $stateChangelogTopics = a;
     }
@@ -922,9 +708,7 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
     {
       const n = r.compactArrayLength(9);
       const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TopicInfo$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
       i = -1;
       $repartitionSourceTopics = a;
     }
@@ -1057,27 +841,21 @@ function Member$write(w: Writer, v: Member, version: number): void {
     {
       const a = v.clientTags;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
       i = -1;
     }
     f = "taskOffsets";
     {
       const a = v.taskOffsets;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskOffset$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
       i = -1;
     }
     f = "taskEndOffsets";
     {
       const a = v.taskEndOffsets;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskOffset$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
       i = -1;
     }
     f = "assignment";
@@ -1138,9 +916,7 @@ function Member$read(r: Reader, version: number): Member {
     {
       const n = r.compactArrayLength(3);
       const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
       i = -1;
       $clientTags = a;
     }
@@ -1148,9 +924,7 @@ function Member$read(r: Reader, version: number): Member {
     {
       const n = r.compactArrayLength(14);
       const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskOffset$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TaskOffset$read(r, version);
       i = -1;
       $taskOffsets = a;
     }
@@ -1158,9 +932,7 @@ function Member$read(r: Reader, version: number): Member {
     {
       const n = r.compactArrayLength(14);
       const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskOffset$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TaskOffset$read(r, version);
       i = -1;
       $taskEndOffsets = a;
     }
@@ -1393,27 +1165,21 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
     {
       const a = v.activeTasks;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
       i = -1;
     }
     f = "standbyTasks";
     {
       const a = v.standbyTasks;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
       i = -1;
     }
     f = "warmupTasks";
     {
       const a = v.warmupTasks;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
       i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
@@ -1436,9 +1202,7 @@ function Assignment$read(r: Reader, version: number): Assignment {
     {
       const n = r.compactArrayLength(3);
       const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
       i = -1;
       $activeTasks = a;
     }
@@ -1446,9 +1210,7 @@ function Assignment$read(r: Reader, version: number): Assignment {
     {
       const n = r.compactArrayLength(3);
       const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
       i = -1;
       $standbyTasks = a;
     }
@@ -1456,9 +1218,7 @@ function Assignment$read(r: Reader, version: number): Assignment {
     {
       const n = r.compactArrayLength(3);
       const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
       i = -1;
       $warmupTasks = a;
     }
@@ -1660,9 +1420,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     {
       const a = v.topicConfigs;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
       i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
@@ -1695,9 +1453,7 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     {
       const n = r.compactArrayLength(3);
       const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
       i = -1;
       $topicConfigs = a;
     }
@@ -1860,13 +1616,7 @@ export const createTopicPartitions = /*@__PURE__*/ tableCreate<TopicPartitions>(
 );
 
 /**
- * The codec of StreamsGroupDescribeResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupDescribeResponse: a Kafka response message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
- * - Source: `schemas/StreamsGroupDescribeResponse.json`.
+ * The codec of StreamsGroupDescribeResponse (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse, 89> = /*@__PURE__*/ defineMessage<
   StreamsGroupDescribeResponse,

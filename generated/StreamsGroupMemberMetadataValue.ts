@@ -26,59 +26,23 @@ import {
  * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
  */
 export interface StreamsGroupMemberMetadataValue {
-  /**
-   * The (optional) instance idID for static membership.
-   *
-   * Versions: 0; nullable in 0; wire type string.
-   */
+  /** The (optional) instance idID for static membership. Versions: 0; nullable in 0; wire type string. */
   instanceId: string | null;
-  /**
-   * The (optional) rack id.
-   *
-   * Versions: 0; nullable in 0; wire type string.
-   */
+  /** The (optional) rack id. Versions: 0; nullable in 0; wire type string. */
   rackId: string | null;
-  /**
-   * The client id.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client id. Versions: 0; wire type string. */
   clientId: string;
-  /**
-   * The client host.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client host. Versions: 0; wire type string. */
   clientHost: string;
-  /**
-   * The rebalance timeout.
-   *
-   * Versions: 0; wire type int32; default -1.
-   */
+  /** The rebalance timeout. Versions: 0; wire type int32; default -1. */
   rebalanceTimeoutMs: number;
-  /**
-   * The ID of the topology. Must be non-empty.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The ID of the topology. Must be non-empty. Versions: 0; wire type string. */
   topologyId: string;
-  /**
-   * Identity of the streams instance that may have multiple consumers.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** Identity of the streams instance that may have multiple consumers. Versions: 0; wire type string. */
   processId: string;
-  /**
-   * User-defined endpoint for running interactive queries on this instance.
-   *
-   * Versions: 0; wire type Endpoint.
-   */
+  /** User-defined endpoint for running interactive queries on this instance. Versions: 0; wire type Endpoint. */
   userEndpoint: Endpoint;
-  /**
-   * Used for rack-aware assignment algorithm.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Used for rack-aware assignment algorithm. Versions: 0; wire type []KeyValue. */
   clientTags: KeyValue[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -86,17 +50,9 @@ export interface StreamsGroupMemberMetadataValue {
 
 /** Common struct `Endpoint` of StreamsGroupMemberMetadataValue. Versions: 0. */
 export interface Endpoint {
-  /**
-   * host of the endpoint
-   *
-   * Versions: 0; wire type string.
-   */
+  /** host of the endpoint. Versions: 0; wire type string. */
   host: string;
-  /**
-   * port of the endpoint
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** port of the endpoint. Versions: 0; wire type int32. */
   port: number;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -104,17 +60,9 @@ export interface Endpoint {
 
 /** Common struct `KeyValue` of StreamsGroupMemberMetadataValue. Versions: 0. */
 export interface KeyValue {
-  /**
-   * key of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** key of the config. Versions: 0; wire type string. */
   key: string;
-  /**
-   * value of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** value of the config. Versions: 0; wire type string. */
   value: string;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -193,9 +141,7 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
     {
       const a = v.clientTags;
       w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
+      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
       i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
@@ -237,9 +183,7 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     {
       const n = r.compactArrayLength(3);
       const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
+      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
       i = -1;
       $clientTags = a;
     }
@@ -427,12 +371,7 @@ export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupMe
 export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupMemberMetadataValue$fields, "KeyValue");
 
 /**
- * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupMemberMetadataValue: a Kafka data message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
+ * The codec of StreamsGroupMemberMetadataValue (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
   /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({
