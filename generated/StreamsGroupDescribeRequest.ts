@@ -7,9 +7,9 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   defineMessage,
   ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactString,
   sizeUnknownTaggedFields,
   tableCreate,
@@ -39,13 +39,10 @@ function StreamsGroupDescribeRequest$size(v: StreamsGroupDescribeRequest, _versi
   try {
     let size = 0;
     f = "groupIds";
-    {
-      const a = v.groupIds;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $groupIds = v.groupIds;
+    size += sizeCompactArrayPrefix($groupIds);
+    for (i = 0; i < $groupIds.length; i++) size += sizeCompactString($groupIds[i]!, lens);
+    i = -1;
     size += 1;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -66,12 +63,10 @@ function StreamsGroupDescribeRequest$write(w: Writer, v: StreamsGroupDescribeReq
   let i = -1;
   try {
     f = "groupIds";
-    {
-      const a = v.groupIds;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $groupIds = v.groupIds;
+    w.uvarint($groupIds.length + 1);
+    for (i = 0; i < $groupIds.length; i++) w.compactString($groupIds[i]!);
+    i = -1;
     f = "includeAuthorizedOperations";
     w.bool(v.includeAuthorizedOperations);
     const unknown = ownUnknownTaggedFields(v);
@@ -87,15 +82,10 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $groupIds: string[];
     f = "groupIds";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $groupIds = a;
-    }
+    const $groupIds = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $groupIds.length; i++) $groupIds[i] = r.compactString();
+    i = -1;
     if (r.remaining() < 1) {
       f = "includeAuthorizedOperations";
       r.skip(1);

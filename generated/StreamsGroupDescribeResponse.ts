@@ -7,10 +7,10 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
   ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
@@ -239,16 +239,13 @@ function StreamsGroupDescribeResponse$size(v: StreamsGroupDescribeResponse, vers
     let size = 0;
     size += 4;
     f = "groups";
-    {
-      const a = v.groups;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += DescribedGroup$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $groups = v.groups;
+    size += sizeCompactArrayPrefix($groups);
+    for (i = 0; i < $groups.length; i++) {
+      checkStruct($groups[i]!);
+      size += DescribedGroup$size($groups[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -270,12 +267,10 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
     f = "throttleTimeMs";
     w.int32(v.throttleTimeMs);
     f = "groups";
-    {
-      const a = v.groups;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) DescribedGroup$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $groups = v.groups;
+    w.uvarint($groups.length + 1);
+    for (i = 0; i < $groups.length; i++) DescribedGroup$write(w, $groups[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -289,7 +284,6 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $groups: DescribedGroup[];
     if (r.remaining() < 4) {
       f = "throttleTimeMs";
       r.skip(4);
@@ -298,13 +292,9 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
     const $throttleTimeMs = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
     f = "groups";
-    {
-      const n = r.compactArrayLength(20);
-      const a = new Array<DescribedGroup>(n);
-      for (i = 0; i < n; i++) a[i] = DescribedGroup$read(r, version);
-      i = -1;
-      $groups = a;
-    }
+    const $groups = new Array<DescribedGroup>(r.compactArrayLength(20));
+    for (i = 0; i < $groups.length; i++) $groups[i] = DescribedGroup$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: StreamsGroupDescribeResponse = {
@@ -339,16 +329,13 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
       size += Topology$size(v.topology, version, lens);
     }
     f = "members";
-    {
-      const a = v.members;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += Member$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $members = v.members;
+    size += sizeCompactArrayPrefix($members);
+    for (i = 0; i < $members.length; i++) {
+      checkStruct($members[i]!);
+      size += Member$size($members[i]!, version, lens);
     }
+    i = -1;
     size += 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -388,12 +375,10 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
       Topology$write(w, v.topology, version);
     }
     f = "members";
-    {
-      const a = v.members;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) Member$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $members = v.members;
+    w.uvarint($members.length + 1);
+    for (i = 0; i < $members.length; i++) Member$write(w, $members[i]!, version);
+    i = -1;
     f = "authorizedOperations";
     w.int32(v.authorizedOperations);
     const unknown = ownUnknownTaggedFields(v);
@@ -409,7 +394,6 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   let f = "";
   let i = -1;
   try {
-    let $members: Member[];
     if (r.remaining() < 2) {
       f = "errorCode";
       r.skip(2);
@@ -436,13 +420,9 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
-    {
-      const n = r.compactArrayLength(32);
-      const a = new Array<Member>(n);
-      for (i = 0; i < n; i++) a[i] = Member$read(r, version);
-      i = -1;
-      $members = a;
-    }
+    const $members = new Array<Member>(r.compactArrayLength(32));
+    for (i = 0; i < $members.length; i++) $members[i] = Member$read(r, version);
+    i = -1;
     if (r.remaining() < 4) {
       f = "authorizedOperations";
       r.skip(4);
@@ -477,19 +457,16 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
     let size = 0;
     size += 4;
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += Subtopology$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $subtopologies = v.subtopologies;
+    if ($subtopologies === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($subtopologies);
+      for (i = 0; i < $subtopologies.length; i++) {
+        checkStruct($subtopologies[i]!);
+        size += Subtopology$size($subtopologies[i]!, version, lens);
       }
+      i = -1;
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -512,15 +489,13 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
     f = "epoch";
     w.int32(v.epoch);
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) Subtopology$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $subtopologies = v.subtopologies;
+    if ($subtopologies === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($subtopologies.length + 1);
+      for (i = 0; i < $subtopologies.length; i++) Subtopology$write(w, $subtopologies[i]!, version);
+      i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
@@ -576,43 +551,31 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    size += sizeCompactArrayPrefix($sourceTopics);
+    for (i = 0; i < $sourceTopics.length; i++) size += sizeCompactString($sourceTopics[i]!, lens);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    size += sizeCompactArrayPrefix($repartitionSinkTopics);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) size += sizeCompactString($repartitionSinkTopics[i]!, lens);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    size += sizeCompactArrayPrefix($stateChangelogTopics);
+    for (i = 0; i < $stateChangelogTopics.length; i++) {
+      checkStruct($stateChangelogTopics[i]!);
+      size += TopicInfo$size($stateChangelogTopics[i]!, version, lens);
     }
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    size += sizeCompactArrayPrefix($repartitionSourceTopics);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) {
+      checkStruct($repartitionSourceTopics[i]!);
+      size += TopicInfo$size($repartitionSourceTopics[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -634,33 +597,25 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    w.uvarint($sourceTopics.length + 1);
+    for (i = 0; i < $sourceTopics.length; i++) w.compactString($sourceTopics[i]!);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    w.uvarint($repartitionSinkTopics.length + 1);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) w.compactString($repartitionSinkTopics[i]!);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    w.uvarint($stateChangelogTopics.length + 1);
+    for (i = 0; i < $stateChangelogTopics.length; i++) TopicInfo$write(w, $stateChangelogTopics[i]!, version);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    w.uvarint($repartitionSourceTopics.length + 1);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) TopicInfo$write(w, $repartitionSourceTopics[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -674,44 +629,24 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   let f = "";
   let i = -1;
   try {
-    let $sourceTopics: string[];
-    let $repartitionSinkTopics: string[];
-    let $stateChangelogTopics: TopicInfo[];
-    let $repartitionSourceTopics: TopicInfo[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "sourceTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $sourceTopics = a;
-    }
+    const $sourceTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $sourceTopics.length; i++) $sourceTopics[i] = r.compactString();
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $repartitionSinkTopics = a;
-    }
+    const $repartitionSinkTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $repartitionSinkTopics.length; i++) $repartitionSinkTopics[i] = r.compactString();
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
-      i = -1;
-      $stateChangelogTopics = a;
-    }
+    const $stateChangelogTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $stateChangelogTopics.length; i++) $stateChangelogTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
-      i = -1;
-      $repartitionSourceTopics = a;
-    }
+    const $repartitionSourceTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $repartitionSourceTopics.length; i++) $repartitionSourceTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Subtopology = {
@@ -755,38 +690,29 @@ function Member$size(v: Member, version: number, lens: number[]): number {
       size += Endpoint$size(v.userEndpoint, version, lens);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $clientTags = v.clientTags;
+    size += sizeCompactArrayPrefix($clientTags);
+    for (i = 0; i < $clientTags.length; i++) {
+      checkStruct($clientTags[i]!);
+      size += KeyValue$size($clientTags[i]!, version, lens);
     }
+    i = -1;
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskOffset$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $taskOffsets = v.taskOffsets;
+    size += sizeCompactArrayPrefix($taskOffsets);
+    for (i = 0; i < $taskOffsets.length; i++) {
+      checkStruct($taskOffsets[i]!);
+      size += TaskOffset$size($taskOffsets[i]!, version, lens);
     }
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskOffset$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $taskEndOffsets = v.taskEndOffsets;
+    size += sizeCompactArrayPrefix($taskEndOffsets);
+    for (i = 0; i < $taskEndOffsets.length; i++) {
+      checkStruct($taskEndOffsets[i]!);
+      size += TaskOffset$size($taskEndOffsets[i]!, version, lens);
     }
+    i = -1;
     f = "assignment";
     checkStruct(v.assignment);
     size += Assignment$size(v.assignment, version, lens);
@@ -838,26 +764,20 @@ function Member$write(w: Writer, v: Member, version: number): void {
       Endpoint$write(w, v.userEndpoint, version);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $clientTags = v.clientTags;
+    w.uvarint($clientTags.length + 1);
+    for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
+    i = -1;
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $taskOffsets = v.taskOffsets;
+    w.uvarint($taskOffsets.length + 1);
+    for (i = 0; i < $taskOffsets.length; i++) TaskOffset$write(w, $taskOffsets[i]!, version);
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $taskEndOffsets = v.taskEndOffsets;
+    w.uvarint($taskEndOffsets.length + 1);
+    for (i = 0; i < $taskEndOffsets.length; i++) TaskOffset$write(w, $taskEndOffsets[i]!, version);
+    i = -1;
     f = "assignment";
     Assignment$write(w, v.assignment, version);
     f = "targetAssignment";
@@ -877,9 +797,6 @@ function Member$read(r: Reader, version: number): Member {
   let f = "";
   let i = -1;
   try {
-    let $clientTags: KeyValue[];
-    let $taskOffsets: TaskOffset[];
-    let $taskEndOffsets: TaskOffset[];
     f = "memberId";
     const $memberId = r.compactString();
     if (r.remaining() < 8) {
@@ -913,29 +830,17 @@ function Member$read(r: Reader, version: number): Member {
     f = "userEndpoint";
     const $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
     f = "clientTags";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
-      i = -1;
-      $clientTags = a;
-    }
+    const $clientTags = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $clientTags.length; i++) $clientTags[i] = KeyValue$read(r, version);
+    i = -1;
     f = "taskOffsets";
-    {
-      const n = r.compactArrayLength(14);
-      const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) a[i] = TaskOffset$read(r, version);
-      i = -1;
-      $taskOffsets = a;
-    }
+    const $taskOffsets = new Array<TaskOffset>(r.compactArrayLength(14));
+    for (i = 0; i < $taskOffsets.length; i++) $taskOffsets[i] = TaskOffset$read(r, version);
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const n = r.compactArrayLength(14);
-      const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) a[i] = TaskOffset$read(r, version);
-      i = -1;
-      $taskEndOffsets = a;
-    }
+    const $taskEndOffsets = new Array<TaskOffset>(r.compactArrayLength(14));
+    for (i = 0; i < $taskEndOffsets.length; i++) $taskEndOffsets[i] = TaskOffset$read(r, version);
+    i = -1;
     f = "assignment";
     const $assignment = Assignment$read(r, version);
     f = "targetAssignment";
@@ -1111,38 +1016,29 @@ function Assignment$size(v: Assignment, version: number, lens: number[]): number
   try {
     let size = 0;
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $activeTasks = v.activeTasks;
+    size += sizeCompactArrayPrefix($activeTasks);
+    for (i = 0; i < $activeTasks.length; i++) {
+      checkStruct($activeTasks[i]!);
+      size += TaskIds$size($activeTasks[i]!, version, lens);
     }
+    i = -1;
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $standbyTasks = v.standbyTasks;
+    size += sizeCompactArrayPrefix($standbyTasks);
+    for (i = 0; i < $standbyTasks.length; i++) {
+      checkStruct($standbyTasks[i]!);
+      size += TaskIds$size($standbyTasks[i]!, version, lens);
     }
+    i = -1;
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $warmupTasks = v.warmupTasks;
+    size += sizeCompactArrayPrefix($warmupTasks);
+    for (i = 0; i < $warmupTasks.length; i++) {
+      checkStruct($warmupTasks[i]!);
+      size += TaskIds$size($warmupTasks[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -1162,26 +1058,20 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
   let i = -1;
   try {
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $activeTasks = v.activeTasks;
+    w.uvarint($activeTasks.length + 1);
+    for (i = 0; i < $activeTasks.length; i++) TaskIds$write(w, $activeTasks[i]!, version);
+    i = -1;
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $standbyTasks = v.standbyTasks;
+    w.uvarint($standbyTasks.length + 1);
+    for (i = 0; i < $standbyTasks.length; i++) TaskIds$write(w, $standbyTasks[i]!, version);
+    i = -1;
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $warmupTasks = v.warmupTasks;
+    w.uvarint($warmupTasks.length + 1);
+    for (i = 0; i < $warmupTasks.length; i++) TaskIds$write(w, $warmupTasks[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1195,33 +1085,18 @@ function Assignment$read(r: Reader, version: number): Assignment {
   let f = "";
   let i = -1;
   try {
-    let $activeTasks: TaskIds[];
-    let $standbyTasks: TaskIds[];
-    let $warmupTasks: TaskIds[];
     f = "activeTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
-      i = -1;
-      $activeTasks = a;
-    }
+    const $activeTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $activeTasks.length; i++) $activeTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "standbyTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
-      i = -1;
-      $standbyTasks = a;
-    }
+    const $standbyTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $standbyTasks.length; i++) $standbyTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "warmupTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) a[i] = TaskIds$read(r, version);
-      i = -1;
-      $warmupTasks = a;
-    }
+    const $warmupTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $warmupTasks.length; i++) $warmupTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Assignment = {
@@ -1244,12 +1119,9 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "partitions";
-    {
-      const a = v.partitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 4;
-    }
+    const $partitions = v.partitions;
+    size += sizeCompactArrayPrefix($partitions);
+    size += $partitions.length * 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -1271,11 +1143,9 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "partitions";
-    {
-      const a = v.partitions;
-      w.uvarint(a.length + 1);
-      w.int32Array(a);
-    }
+    const $partitions = v.partitions;
+    w.uvarint($partitions.length + 1);
+    w.int32Array($partitions);
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1289,18 +1159,13 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $partitions: number[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "partitions";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 4)
-        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
-      r.pos += n * 4;
-      $partitions = a;
-    }
+    const $partitions = new Array<number>(r.compactArrayLength(4));
+    for (let k = 0, n = $partitions.length, q = r.pos; k < n; k++, q += 4)
+      $partitions[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+    r.pos += $partitions.length * 4;
     f = "";
     const unknown = r.taggedSection();
     const o: TaskIds = {
@@ -1382,16 +1247,13 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     size += 4;
     size += 2;
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $topicConfigs = v.topicConfigs;
+    size += sizeCompactArrayPrefix($topicConfigs);
+    for (i = 0; i < $topicConfigs.length; i++) {
+      checkStruct($topicConfigs[i]!);
+      size += KeyValue$size($topicConfigs[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -1417,12 +1279,10 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     f = "replicationFactor";
     w.int16(v.replicationFactor);
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $topicConfigs = v.topicConfigs;
+    w.uvarint($topicConfigs.length + 1);
+    for (i = 0; i < $topicConfigs.length; i++) KeyValue$write(w, $topicConfigs[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1436,7 +1296,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   let f = "";
   let i = -1;
   try {
-    let $topicConfigs: KeyValue[];
     f = "name";
     const $name = r.compactString();
     if (r.remaining() < 6) {
@@ -1450,13 +1309,9 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     const $replicationFactor = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
     r.pos = p1 + 6;
     f = "topicConfigs";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
-      i = -1;
-      $topicConfigs = a;
-    }
+    const $topicConfigs = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $topicConfigs.length; i++) $topicConfigs[i] = KeyValue$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: TopicInfo = {

@@ -7,10 +7,10 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
   ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
@@ -255,49 +255,40 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
       size += Topology$size(v.topology, version, lens);
     }
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $activeTasks = v.activeTasks;
+    if ($activeTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($activeTasks);
+      for (i = 0; i < $activeTasks.length; i++) {
+        checkStruct($activeTasks[i]!);
+        size += TaskIds$size($activeTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $standbyTasks = v.standbyTasks;
+    if ($standbyTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($standbyTasks);
+      for (i = 0; i < $standbyTasks.length; i++) {
+        checkStruct($standbyTasks[i]!);
+        size += TaskIds$size($standbyTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $warmupTasks = v.warmupTasks;
+    if ($warmupTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($warmupTasks);
+      for (i = 0; i < $warmupTasks.length; i++) {
+        checkStruct($warmupTasks[i]!);
+        size += TaskIds$size($warmupTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "processId";
     size += sizeCompactNullableString(v.processId, lens);
@@ -308,49 +299,40 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
       size += Endpoint$size(v.userEndpoint, version, lens);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += KeyValue$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $clientTags = v.clientTags;
+    if ($clientTags === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($clientTags);
+      for (i = 0; i < $clientTags.length; i++) {
+        checkStruct($clientTags[i]!);
+        size += KeyValue$size($clientTags[i]!, version, lens);
       }
+      i = -1;
     }
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskOffset$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $taskOffsets = v.taskOffsets;
+    if ($taskOffsets === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($taskOffsets);
+      for (i = 0; i < $taskOffsets.length; i++) {
+        checkStruct($taskOffsets[i]!);
+        size += TaskOffset$size($taskOffsets[i]!, version, lens);
       }
+      i = -1;
     }
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskOffset$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $taskEndOffsets = v.taskEndOffsets;
+    if ($taskEndOffsets === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($taskEndOffsets);
+      for (i = 0; i < $taskEndOffsets.length; i++) {
+        checkStruct($taskEndOffsets[i]!);
+        size += TaskOffset$size($taskEndOffsets[i]!, version, lens);
       }
+      i = -1;
     }
     size += 1;
     let tagged = 0;
@@ -393,37 +375,31 @@ function StreamsGroupHeartbeatRequest$write(w: Writer, v: StreamsGroupHeartbeatR
       Topology$write(w, v.topology, version);
     }
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $activeTasks = v.activeTasks;
+    if ($activeTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($activeTasks.length + 1);
+      for (i = 0; i < $activeTasks.length; i++) TaskIds$write(w, $activeTasks[i]!, version);
+      i = -1;
     }
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $standbyTasks = v.standbyTasks;
+    if ($standbyTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($standbyTasks.length + 1);
+      for (i = 0; i < $standbyTasks.length; i++) TaskIds$write(w, $standbyTasks[i]!, version);
+      i = -1;
     }
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $warmupTasks = v.warmupTasks;
+    if ($warmupTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($warmupTasks.length + 1);
+      for (i = 0; i < $warmupTasks.length; i++) TaskIds$write(w, $warmupTasks[i]!, version);
+      i = -1;
     }
     f = "processId";
     w.compactNullableString(v.processId);
@@ -435,37 +411,31 @@ function StreamsGroupHeartbeatRequest$write(w: Writer, v: StreamsGroupHeartbeatR
       Endpoint$write(w, v.userEndpoint, version);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $clientTags = v.clientTags;
+    if ($clientTags === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($clientTags.length + 1);
+      for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
+      i = -1;
     }
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $taskOffsets = v.taskOffsets;
+    if ($taskOffsets === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($taskOffsets.length + 1);
+      for (i = 0; i < $taskOffsets.length; i++) TaskOffset$write(w, $taskOffsets[i]!, version);
+      i = -1;
     }
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskOffset$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $taskEndOffsets = v.taskEndOffsets;
+    if ($taskEndOffsets === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($taskEndOffsets.length + 1);
+      for (i = 0; i < $taskEndOffsets.length; i++) TaskOffset$write(w, $taskEndOffsets[i]!, version);
+      i = -1;
     }
     f = "shutdownApplication";
     w.bool(v.shutdownApplication);
@@ -633,16 +603,13 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
     let size = 0;
     size += 4;
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += Subtopology$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $subtopologies = v.subtopologies;
+    size += sizeCompactArrayPrefix($subtopologies);
+    for (i = 0; i < $subtopologies.length; i++) {
+      checkStruct($subtopologies[i]!);
+      size += Subtopology$size($subtopologies[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -664,12 +631,10 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
     f = "epoch";
     w.int32(v.epoch);
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) Subtopology$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $subtopologies = v.subtopologies;
+    w.uvarint($subtopologies.length + 1);
+    for (i = 0; i < $subtopologies.length; i++) Subtopology$write(w, $subtopologies[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -683,7 +648,6 @@ function Topology$read(r: Reader, version: number): Topology {
   let f = "";
   let i = -1;
   try {
-    let $subtopologies: Subtopology[];
     if (r.remaining() < 4) {
       f = "epoch";
       r.skip(4);
@@ -692,13 +656,9 @@ function Topology$read(r: Reader, version: number): Topology {
     const $epoch = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
     f = "subtopologies";
-    {
-      const n = r.compactArrayLength(8);
-      const a = new Array<Subtopology>(n);
-      for (i = 0; i < n; i++) a[i] = Subtopology$read(r, version);
-      i = -1;
-      $subtopologies = a;
-    }
+    const $subtopologies = new Array<Subtopology>(r.compactArrayLength(8));
+    for (i = 0; i < $subtopologies.length; i++) $subtopologies[i] = Subtopology$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Topology = {
@@ -720,62 +680,44 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    size += sizeCompactArrayPrefix($sourceTopics);
+    for (i = 0; i < $sourceTopics.length; i++) size += sizeCompactString($sourceTopics[i]!, lens);
+    i = -1;
     f = "sourceTopicRegex";
-    {
-      const a = v.sourceTopicRegex;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $sourceTopicRegex = v.sourceTopicRegex;
+    size += sizeCompactArrayPrefix($sourceTopicRegex);
+    for (i = 0; i < $sourceTopicRegex.length; i++) size += sizeCompactString($sourceTopicRegex[i]!, lens);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    size += sizeCompactArrayPrefix($stateChangelogTopics);
+    for (i = 0; i < $stateChangelogTopics.length; i++) {
+      checkStruct($stateChangelogTopics[i]!);
+      size += TopicInfo$size($stateChangelogTopics[i]!, version, lens);
     }
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) size += sizeCompactString(a[i]!, lens);
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    size += sizeCompactArrayPrefix($repartitionSinkTopics);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) size += sizeCompactString($repartitionSinkTopics[i]!, lens);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    size += sizeCompactArrayPrefix($repartitionSourceTopics);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) {
+      checkStruct($repartitionSourceTopics[i]!);
+      size += TopicInfo$size($repartitionSourceTopics[i]!, version, lens);
     }
+    i = -1;
     f = "copartitionGroups";
-    {
-      const a = v.copartitionGroups;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += CopartitionGroup$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $copartitionGroups = v.copartitionGroups;
+    size += sizeCompactArrayPrefix($copartitionGroups);
+    for (i = 0; i < $copartitionGroups.length; i++) {
+      checkStruct($copartitionGroups[i]!);
+      size += CopartitionGroup$size($copartitionGroups[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -797,47 +739,35 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    w.uvarint($sourceTopics.length + 1);
+    for (i = 0; i < $sourceTopics.length; i++) w.compactString($sourceTopics[i]!);
+    i = -1;
     f = "sourceTopicRegex";
-    {
-      const a = v.sourceTopicRegex;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $sourceTopicRegex = v.sourceTopicRegex;
+    w.uvarint($sourceTopicRegex.length + 1);
+    for (i = 0; i < $sourceTopicRegex.length; i++) w.compactString($sourceTopicRegex[i]!);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    w.uvarint($stateChangelogTopics.length + 1);
+    for (i = 0; i < $stateChangelogTopics.length; i++) TopicInfo$write(w, $stateChangelogTopics[i]!, version);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) w.compactString(a[i]!);
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    w.uvarint($repartitionSinkTopics.length + 1);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) w.compactString($repartitionSinkTopics[i]!);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicInfo$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    w.uvarint($repartitionSourceTopics.length + 1);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) TopicInfo$write(w, $repartitionSourceTopics[i]!, version);
+    i = -1;
     f = "copartitionGroups";
-    {
-      const a = v.copartitionGroups;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) CopartitionGroup$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $copartitionGroups = v.copartitionGroups;
+    w.uvarint($copartitionGroups.length + 1);
+    for (i = 0; i < $copartitionGroups.length; i++) CopartitionGroup$write(w, $copartitionGroups[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -851,62 +781,32 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   let f = "";
   let i = -1;
   try {
-    let $sourceTopics: string[];
-    let $sourceTopicRegex: string[];
-    let $stateChangelogTopics: TopicInfo[];
-    let $repartitionSinkTopics: string[];
-    let $repartitionSourceTopics: TopicInfo[];
-    let $copartitionGroups: CopartitionGroup[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "sourceTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $sourceTopics = a;
-    }
+    const $sourceTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $sourceTopics.length; i++) $sourceTopics[i] = r.compactString();
+    i = -1;
     f = "sourceTopicRegex";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $sourceTopicRegex = a;
-    }
+    const $sourceTopicRegex = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $sourceTopicRegex.length; i++) $sourceTopicRegex[i] = r.compactString();
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
-      i = -1;
-      $stateChangelogTopics = a;
-    }
+    const $stateChangelogTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $stateChangelogTopics.length; i++) $stateChangelogTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) a[i] = r.compactString();
-      i = -1;
-      $repartitionSinkTopics = a;
-    }
+    const $repartitionSinkTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $repartitionSinkTopics.length; i++) $repartitionSinkTopics[i] = r.compactString();
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) a[i] = TopicInfo$read(r, version);
-      i = -1;
-      $repartitionSourceTopics = a;
-    }
+    const $repartitionSourceTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $repartitionSourceTopics.length; i++) $repartitionSourceTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "copartitionGroups";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<CopartitionGroup>(n);
-      for (i = 0; i < n; i++) a[i] = CopartitionGroup$read(r, version);
-      i = -1;
-      $copartitionGroups = a;
-    }
+    const $copartitionGroups = new Array<CopartitionGroup>(r.compactArrayLength(4));
+    for (i = 0; i < $copartitionGroups.length; i++) $copartitionGroups[i] = CopartitionGroup$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Subtopology = {
@@ -931,26 +831,17 @@ function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: num
   try {
     let size = 0;
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 2;
-    }
+    const $sourceTopics = v.sourceTopics;
+    size += sizeCompactArrayPrefix($sourceTopics);
+    size += $sourceTopics.length * 2;
     f = "sourceTopicRegex";
-    {
-      const a = v.sourceTopicRegex;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 2;
-    }
+    const $sourceTopicRegex = v.sourceTopicRegex;
+    size += sizeCompactArrayPrefix($sourceTopicRegex);
+    size += $sourceTopicRegex.length * 2;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 2;
-    }
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    size += sizeCompactArrayPrefix($repartitionSourceTopics);
+    size += $repartitionSourceTopics.length * 2;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -970,23 +861,17 @@ function CopartitionGroup$write(w: Writer, v: CopartitionGroup, _version: number
   let i = -1;
   try {
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      w.uvarint(a.length + 1);
-      w.int16Array(a);
-    }
+    const $sourceTopics = v.sourceTopics;
+    w.uvarint($sourceTopics.length + 1);
+    w.int16Array($sourceTopics);
     f = "sourceTopicRegex";
-    {
-      const a = v.sourceTopicRegex;
-      w.uvarint(a.length + 1);
-      w.int16Array(a);
-    }
+    const $sourceTopicRegex = v.sourceTopicRegex;
+    w.uvarint($sourceTopicRegex.length + 1);
+    w.int16Array($sourceTopicRegex);
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      w.uvarint(a.length + 1);
-      w.int16Array(a);
-    }
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    w.uvarint($repartitionSourceTopics.length + 1);
+    w.int16Array($repartitionSourceTopics);
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1000,33 +885,21 @@ function CopartitionGroup$read(r: Reader, _version: number): CopartitionGroup {
   let f = "";
   let i = -1;
   try {
-    let $sourceTopics: number[];
-    let $sourceTopicRegex: number[];
-    let $repartitionSourceTopics: number[];
     f = "sourceTopics";
-    {
-      const n = r.compactArrayLength(2);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
-      r.pos += n * 2;
-      $sourceTopics = a;
-    }
+    const $sourceTopics = new Array<number>(r.compactArrayLength(2));
+    for (let k = 0, n = $sourceTopics.length, q = r.pos; k < n; k++, q += 2)
+      $sourceTopics[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+    r.pos += $sourceTopics.length * 2;
     f = "sourceTopicRegex";
-    {
-      const n = r.compactArrayLength(2);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
-      r.pos += n * 2;
-      $sourceTopicRegex = a;
-    }
+    const $sourceTopicRegex = new Array<number>(r.compactArrayLength(2));
+    for (let k = 0, n = $sourceTopicRegex.length, q = r.pos; k < n; k++, q += 2)
+      $sourceTopicRegex[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+    r.pos += $sourceTopicRegex.length * 2;
     f = "repartitionSourceTopics";
-    {
-      const n = r.compactArrayLength(2);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 2) a[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
-      r.pos += n * 2;
-      $repartitionSourceTopics = a;
-    }
+    const $repartitionSourceTopics = new Array<number>(r.compactArrayLength(2));
+    for (let k = 0, n = $repartitionSourceTopics.length, q = r.pos; k < n; k++, q += 2)
+      $repartitionSourceTopics[k] = ((r.buf[q]! << 24) >> 16) | r.buf[q + 1]!;
+    r.pos += $repartitionSourceTopics.length * 2;
     f = "";
     const unknown = r.taggedSection();
     const o: CopartitionGroup = {
@@ -1109,16 +982,13 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     size += 4;
     size += 2;
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $topicConfigs = v.topicConfigs;
+    size += sizeCompactArrayPrefix($topicConfigs);
+    for (i = 0; i < $topicConfigs.length; i++) {
+      checkStruct($topicConfigs[i]!);
+      size += KeyValue$size($topicConfigs[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -1144,12 +1014,10 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     f = "replicationFactor";
     w.int16(v.replicationFactor);
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $topicConfigs = v.topicConfigs;
+    w.uvarint($topicConfigs.length + 1);
+    for (i = 0; i < $topicConfigs.length; i++) KeyValue$write(w, $topicConfigs[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1163,7 +1031,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   let f = "";
   let i = -1;
   try {
-    let $topicConfigs: KeyValue[];
     f = "name";
     const $name = r.compactString();
     if (r.remaining() < 6) {
@@ -1177,13 +1044,9 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     const $replicationFactor = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
     r.pos = p1 + 6;
     f = "topicConfigs";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
-      i = -1;
-      $topicConfigs = a;
-    }
+    const $topicConfigs = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $topicConfigs.length; i++) $topicConfigs[i] = KeyValue$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: TopicInfo = {
@@ -1339,12 +1202,9 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "partitions";
-    {
-      const a = v.partitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 4;
-    }
+    const $partitions = v.partitions;
+    size += sizeCompactArrayPrefix($partitions);
+    size += $partitions.length * 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -1366,11 +1226,9 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "partitions";
-    {
-      const a = v.partitions;
-      w.uvarint(a.length + 1);
-      w.int32Array(a);
-    }
+    const $partitions = v.partitions;
+    w.uvarint($partitions.length + 1);
+    w.int32Array($partitions);
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -1384,18 +1242,13 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $partitions: number[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "partitions";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 4)
-        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
-      r.pos += n * 4;
-      $partitions = a;
-    }
+    const $partitions = new Array<number>(r.compactArrayLength(4));
+    for (let k = 0, n = $partitions.length, q = r.pos; k < n; k++, q += 4)
+      $partitions[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+    r.pos += $partitions.length * 4;
     f = "";
     const unknown = r.taggedSection();
     const o: TaskIds = {

@@ -7,10 +7,10 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
   ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
@@ -151,79 +151,64 @@ function StreamsGroupHeartbeatResponse$size(v: StreamsGroupHeartbeatResponse, ve
     size += 4;
     size += 4;
     f = "status";
-    {
-      const a = v.status;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += Status$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $status = v.status;
+    if ($status === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($status);
+      for (i = 0; i < $status.length; i++) {
+        checkStruct($status[i]!);
+        size += Status$size($status[i]!, version, lens);
       }
+      i = -1;
     }
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $activeTasks = v.activeTasks;
+    if ($activeTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($activeTasks);
+      for (i = 0; i < $activeTasks.length; i++) {
+        checkStruct($activeTasks[i]!);
+        size += TaskIds$size($activeTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $standbyTasks = v.standbyTasks;
+    if ($standbyTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($standbyTasks);
+      for (i = 0; i < $standbyTasks.length; i++) {
+        checkStruct($standbyTasks[i]!);
+        size += TaskIds$size($standbyTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += TaskIds$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $warmupTasks = v.warmupTasks;
+    if ($warmupTasks === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($warmupTasks);
+      for (i = 0; i < $warmupTasks.length; i++) {
+        checkStruct($warmupTasks[i]!);
+        size += TaskIds$size($warmupTasks[i]!, version, lens);
       }
+      i = -1;
     }
     f = "partitionsByUserEndpoint";
-    {
-      const a = v.partitionsByUserEndpoint;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += EndpointToPartitions$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $partitionsByUserEndpoint = v.partitionsByUserEndpoint;
+    if ($partitionsByUserEndpoint === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($partitionsByUserEndpoint);
+      for (i = 0; i < $partitionsByUserEndpoint.length; i++) {
+        checkStruct($partitionsByUserEndpoint[i]!);
+        size += EndpointToPartitions$size($partitionsByUserEndpoint[i]!, version, lens);
       }
+      i = -1;
     }
     let tagged = 0;
     f = "_unknownTaggedFields";
@@ -262,59 +247,50 @@ function StreamsGroupHeartbeatResponse$write(w: Writer, v: StreamsGroupHeartbeat
     f = "taskOffsetIntervalMs";
     w.int32(v.taskOffsetIntervalMs);
     f = "status";
-    {
-      const a = v.status;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) Status$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $status = v.status;
+    if ($status === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($status.length + 1);
+      for (i = 0; i < $status.length; i++) Status$write(w, $status[i]!, version);
+      i = -1;
     }
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $activeTasks = v.activeTasks;
+    if ($activeTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($activeTasks.length + 1);
+      for (i = 0; i < $activeTasks.length; i++) TaskIds$write(w, $activeTasks[i]!, version);
+      i = -1;
     }
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $standbyTasks = v.standbyTasks;
+    if ($standbyTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($standbyTasks.length + 1);
+      for (i = 0; i < $standbyTasks.length; i++) TaskIds$write(w, $standbyTasks[i]!, version);
+      i = -1;
     }
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) TaskIds$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $warmupTasks = v.warmupTasks;
+    if ($warmupTasks === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($warmupTasks.length + 1);
+      for (i = 0; i < $warmupTasks.length; i++) TaskIds$write(w, $warmupTasks[i]!, version);
+      i = -1;
     }
     f = "partitionsByUserEndpoint";
-    {
-      const a = v.partitionsByUserEndpoint;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) EndpointToPartitions$write(w, a[i]!, version);
-        i = -1;
-      }
+    const $partitionsByUserEndpoint = v.partitionsByUserEndpoint;
+    if ($partitionsByUserEndpoint === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($partitionsByUserEndpoint.length + 1);
+      for (i = 0; i < $partitionsByUserEndpoint.length; i++)
+        EndpointToPartitions$write(w, $partitionsByUserEndpoint[i]!, version);
+      i = -1;
     }
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
@@ -465,27 +441,21 @@ function EndpointToPartitions$size(v: EndpointToPartitions, version: number, len
     checkStruct(v.userEndpoint);
     size += Endpoint$size(v.userEndpoint, version, lens);
     f = "activePartitions";
-    {
-      const a = v.activePartitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicPartition$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $activePartitions = v.activePartitions;
+    size += sizeCompactArrayPrefix($activePartitions);
+    for (i = 0; i < $activePartitions.length; i++) {
+      checkStruct($activePartitions[i]!);
+      size += TopicPartition$size($activePartitions[i]!, version, lens);
     }
+    i = -1;
     f = "standbyPartitions";
-    {
-      const a = v.standbyPartitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicPartition$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $standbyPartitions = v.standbyPartitions;
+    size += sizeCompactArrayPrefix($standbyPartitions);
+    for (i = 0; i < $standbyPartitions.length; i++) {
+      checkStruct($standbyPartitions[i]!);
+      size += TopicPartition$size($standbyPartitions[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -507,19 +477,15 @@ function EndpointToPartitions$write(w: Writer, v: EndpointToPartitions, version:
     f = "userEndpoint";
     Endpoint$write(w, v.userEndpoint, version);
     f = "activePartitions";
-    {
-      const a = v.activePartitions;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicPartition$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $activePartitions = v.activePartitions;
+    w.uvarint($activePartitions.length + 1);
+    for (i = 0; i < $activePartitions.length; i++) TopicPartition$write(w, $activePartitions[i]!, version);
+    i = -1;
     f = "standbyPartitions";
-    {
-      const a = v.standbyPartitions;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) TopicPartition$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $standbyPartitions = v.standbyPartitions;
+    w.uvarint($standbyPartitions.length + 1);
+    for (i = 0; i < $standbyPartitions.length; i++) TopicPartition$write(w, $standbyPartitions[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -533,26 +499,16 @@ function EndpointToPartitions$read(r: Reader, version: number): EndpointToPartit
   let f = "";
   let i = -1;
   try {
-    let $activePartitions: TopicPartition[];
-    let $standbyPartitions: TopicPartition[];
     f = "userEndpoint";
     const $userEndpoint = Endpoint$read(r, version);
     f = "activePartitions";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TopicPartition>(n);
-      for (i = 0; i < n; i++) a[i] = TopicPartition$read(r, version);
-      i = -1;
-      $activePartitions = a;
-    }
+    const $activePartitions = new Array<TopicPartition>(r.compactArrayLength(3));
+    for (i = 0; i < $activePartitions.length; i++) $activePartitions[i] = TopicPartition$read(r, version);
+    i = -1;
     f = "standbyPartitions";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TopicPartition>(n);
-      for (i = 0; i < n; i++) a[i] = TopicPartition$read(r, version);
-      i = -1;
-      $standbyPartitions = a;
-    }
+    const $standbyPartitions = new Array<TopicPartition>(r.compactArrayLength(3));
+    for (i = 0; i < $standbyPartitions.length; i++) $standbyPartitions[i] = TopicPartition$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: EndpointToPartitions = {
@@ -637,12 +593,9 @@ function TopicPartition$size(v: TopicPartition, _version: number, lens: number[]
     f = "topic";
     size += sizeCompactString(v.topic, lens);
     f = "partitions";
-    {
-      const a = v.partitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 4;
-    }
+    const $partitions = v.partitions;
+    size += sizeCompactArrayPrefix($partitions);
+    size += $partitions.length * 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -664,11 +617,9 @@ function TopicPartition$write(w: Writer, v: TopicPartition, _version: number): v
     f = "topic";
     w.compactString(v.topic);
     f = "partitions";
-    {
-      const a = v.partitions;
-      w.uvarint(a.length + 1);
-      w.int32Array(a);
-    }
+    const $partitions = v.partitions;
+    w.uvarint($partitions.length + 1);
+    w.int32Array($partitions);
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -682,18 +633,13 @@ function TopicPartition$read(r: Reader, _version: number): TopicPartition {
   let f = "";
   let i = -1;
   try {
-    let $partitions: number[];
     f = "topic";
     const $topic = r.compactString();
     f = "partitions";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 4)
-        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
-      r.pos += n * 4;
-      $partitions = a;
-    }
+    const $partitions = new Array<number>(r.compactArrayLength(4));
+    for (let k = 0, n = $partitions.length, q = r.pos; k < n; k++, q += 4)
+      $partitions[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+    r.pos += $partitions.length * 4;
     f = "";
     const unknown = r.taggedSection();
     const o: TopicPartition = {
@@ -715,12 +661,9 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "partitions";
-    {
-      const a = v.partitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 4;
-    }
+    const $partitions = v.partitions;
+    size += sizeCompactArrayPrefix($partitions);
+    size += $partitions.length * 4;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -742,11 +685,9 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "partitions";
-    {
-      const a = v.partitions;
-      w.uvarint(a.length + 1);
-      w.int32Array(a);
-    }
+    const $partitions = v.partitions;
+    w.uvarint($partitions.length + 1);
+    w.int32Array($partitions);
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -760,18 +701,13 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $partitions: number[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "partitions";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 4)
-        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
-      r.pos += n * 4;
-      $partitions = a;
-    }
+    const $partitions = new Array<number>(r.compactArrayLength(4));
+    for (let k = 0, n = $partitions.length, q = r.pos; k < n; k++, q += 4)
+      $partitions[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+    r.pos += $partitions.length * 4;
     f = "";
     const unknown = r.taggedSection();
     const o: TaskIds = {

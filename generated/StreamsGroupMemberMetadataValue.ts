@@ -7,10 +7,10 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
   ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
   sizeUnknownTaggedFields,
@@ -93,16 +93,13 @@ function StreamsGroupMemberMetadataValue$size(
     checkStruct(v.userEndpoint);
     size += Endpoint$size(v.userEndpoint, version, lens);
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $clientTags = v.clientTags;
+    size += sizeCompactArrayPrefix($clientTags);
+    for (i = 0; i < $clientTags.length; i++) {
+      checkStruct($clientTags[i]!);
+      size += KeyValue$size($clientTags[i]!, version, lens);
     }
+    i = -1;
     let tagged = 0;
     f = "_unknownTaggedFields";
     const unknown = ownUnknownTaggedFields(v);
@@ -138,12 +135,10 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
     f = "userEndpoint";
     Endpoint$write(w, v.userEndpoint, version);
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) KeyValue$write(w, a[i]!, version);
-      i = -1;
-    }
+    const $clientTags = v.clientTags;
+    w.uvarint($clientTags.length + 1);
+    for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
+    i = -1;
     const unknown = ownUnknownTaggedFields(v);
     const tagged = unknown === undefined ? 0 : unknown.length;
     w.uvarint(tagged);
@@ -157,7 +152,6 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   let f = "";
   let i = -1;
   try {
-    let $clientTags: KeyValue[];
     f = "instanceId";
     const $instanceId = r.compactNullableString();
     f = "rackId";
@@ -180,13 +174,9 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     f = "userEndpoint";
     const $userEndpoint = Endpoint$read(r, version);
     f = "clientTags";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) a[i] = KeyValue$read(r, version);
-      i = -1;
-      $clientTags = a;
-    }
+    const $clientTags = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $clientTags.length; i++) $clientTags[i] = KeyValue$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: StreamsGroupMemberMetadataValue = {

@@ -178,6 +178,17 @@ export function arrayLength(a: readonly unknown[]): number {
   return a.length;
 }
 
+/** Size of a classic array's length prefix (an int32: 4), after checking the value as {@link arrayLength} does. */
+export function sizeArrayPrefix(a: readonly unknown[]): number {
+  arrayLength(a);
+  return 4;
+}
+
+/** Size of a compact array's length prefix (an unsigned varint of length+1), after checking the value as {@link arrayLength} does. */
+export function sizeCompactArrayPrefix(a: readonly unknown[]): number {
+  return uvarintSize(arrayLength(a) + 1);
+}
+
 /** Size of a compact array's length prefix. */
 export function sizeCompactArrayLength(n: number): number {
   return uvarintSize(n + 1);
