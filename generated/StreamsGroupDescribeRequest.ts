@@ -8,13 +8,12 @@ import {
   type UnknownTaggedField,
   type Writer,
   defineMessage,
-  ownUnknownTaggedFields,
   sizeCompactArrayPrefix,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -44,14 +43,8 @@ function StreamsGroupDescribeRequest$size(v: StreamsGroupDescribeRequest, _versi
     for (i = 0; i < $groupIds.length; i++) size += sizeCompactString($groupIds[i]!, lens);
     i = -1;
     size += 1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -69,10 +62,7 @@ function StreamsGroupDescribeRequest$write(w: Writer, v: StreamsGroupDescribeReq
     i = -1;
     f = "includeAuthorizedOperations";
     w.bool(v.includeAuthorizedOperations);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }

@@ -9,14 +9,13 @@ import {
   type Writer,
   checkStruct,
   defineMessage,
-  ownUnknownTaggedFields,
   sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -246,14 +245,8 @@ function StreamsGroupDescribeResponse$size(v: StreamsGroupDescribeResponse, vers
       size += DescribedGroup$size($groups[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -271,10 +264,7 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
     w.uvarint($groups.length + 1);
     for (i = 0; i < $groups.length; i++) DescribedGroup$write(w, $groups[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -337,14 +327,8 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
     }
     i = -1;
     size += 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -381,10 +365,7 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
     i = -1;
     f = "authorizedOperations";
     w.int32(v.authorizedOperations);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -468,14 +449,8 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
       }
       i = -1;
     }
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -497,10 +472,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
       for (i = 0; i < $subtopologies.length; i++) Subtopology$write(w, $subtopologies[i]!, version);
       i = -1;
     }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -576,14 +548,8 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
       size += TopicInfo$size($repartitionSourceTopics[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -616,10 +582,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     w.uvarint($repartitionSourceTopics.length + 1);
     for (i = 0; i < $repartitionSourceTopics.length; i++) TopicInfo$write(w, $repartitionSourceTopics[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -720,14 +683,8 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     checkStruct(v.targetAssignment);
     size += Assignment$size(v.targetAssignment, version, lens);
     size += 1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -784,10 +741,7 @@ function Member$write(w: Writer, v: Member, version: number): void {
     Assignment$write(w, v.targetAssignment, version);
     f = "isClassic";
     w.bool(v.isClassic);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -885,14 +839,8 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     f = "host";
     size += sizeCompactString(v.host, lens);
     size += 2;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -906,10 +854,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -948,14 +893,8 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += sizeCompactString(v.subtopologyId, lens);
     size += 4;
     size += 8;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -971,10 +910,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.int32(v.partition);
     f = "offset";
     w.int64(v.offset);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1039,14 +975,8 @@ function Assignment$size(v: Assignment, version: number, lens: number[]): number
       size += TaskIds$size($warmupTasks[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1072,10 +1002,7 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
     w.uvarint($warmupTasks.length + 1);
     for (i = 0; i < $warmupTasks.length; i++) TaskIds$write(w, $warmupTasks[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1122,14 +1049,8 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     const $partitions = v.partitions;
     size += sizeCompactArrayPrefix($partitions);
     size += $partitions.length * 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1146,10 +1067,7 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     const $partitions = v.partitions;
     w.uvarint($partitions.length + 1);
     w.int32Array($partitions);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1187,14 +1105,8 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.key, lens);
     f = "value";
     size += sizeCompactString(v.value, lens);
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1208,10 +1120,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1254,14 +1163,8 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
       size += KeyValue$size($topicConfigs[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1283,10 +1186,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     w.uvarint($topicConfigs.length + 1);
     for (i = 0; i < $topicConfigs.length; i++) KeyValue$write(w, $topicConfigs[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }

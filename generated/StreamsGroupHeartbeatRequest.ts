@@ -9,14 +9,13 @@ import {
   type Writer,
   checkStruct,
   defineMessage,
-  ownUnknownTaggedFields,
   sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -335,14 +334,8 @@ function StreamsGroupHeartbeatRequest$size(v: StreamsGroupHeartbeatRequest, vers
       i = -1;
     }
     size += 1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -439,10 +432,7 @@ function StreamsGroupHeartbeatRequest$write(w: Writer, v: StreamsGroupHeartbeatR
     }
     f = "shutdownApplication";
     w.bool(v.shutdownApplication);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -610,14 +600,8 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
       size += Subtopology$size($subtopologies[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -635,10 +619,7 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
     w.uvarint($subtopologies.length + 1);
     for (i = 0; i < $subtopologies.length; i++) Subtopology$write(w, $subtopologies[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -718,14 +699,8 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
       size += CopartitionGroup$size($copartitionGroups[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -768,10 +743,7 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     w.uvarint($copartitionGroups.length + 1);
     for (i = 0; i < $copartitionGroups.length; i++) CopartitionGroup$write(w, $copartitionGroups[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -842,14 +814,8 @@ function CopartitionGroup$size(v: CopartitionGroup, _version: number, _lens: num
     const $repartitionSourceTopics = v.repartitionSourceTopics;
     size += sizeCompactArrayPrefix($repartitionSourceTopics);
     size += $repartitionSourceTopics.length * 2;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -872,10 +838,7 @@ function CopartitionGroup$write(w: Writer, v: CopartitionGroup, _version: number
     const $repartitionSourceTopics = v.repartitionSourceTopics;
     w.uvarint($repartitionSourceTopics.length + 1);
     w.int16Array($repartitionSourceTopics);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -922,14 +885,8 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.key, lens);
     f = "value";
     size += sizeCompactString(v.value, lens);
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -943,10 +900,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -989,14 +943,8 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
       size += KeyValue$size($topicConfigs[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1018,10 +966,7 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     w.uvarint($topicConfigs.length + 1);
     for (i = 0; i < $topicConfigs.length; i++) KeyValue$write(w, $topicConfigs[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1069,14 +1014,8 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     f = "host";
     size += sizeCompactString(v.host, lens);
     size += 2;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1090,10 +1029,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1132,14 +1068,8 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += sizeCompactString(v.subtopologyId, lens);
     size += 4;
     size += 8;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1155,10 +1085,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.int32(v.partition);
     f = "offset";
     w.int64(v.offset);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1205,14 +1132,8 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     const $partitions = v.partitions;
     size += sizeCompactArrayPrefix($partitions);
     size += $partitions.length * 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1229,10 +1150,7 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     const $partitions = v.partitions;
     w.uvarint($partitions.length + 1);
     w.int32Array($partitions);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }

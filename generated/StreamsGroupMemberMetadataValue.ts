@@ -9,14 +9,13 @@ import {
   type Writer,
   checkStruct,
   defineMessage,
-  ownUnknownTaggedFields,
   sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -100,14 +99,8 @@ function StreamsGroupMemberMetadataValue$size(
       size += KeyValue$size($clientTags[i]!, version, lens);
     }
     i = -1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -139,10 +132,7 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
     w.uvarint($clientTags.length + 1);
     for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
     i = -1;
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -204,14 +194,8 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     f = "host";
     size += sizeCompactString(v.host, lens);
     size += 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -225,10 +209,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.int32(v.port);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -267,14 +248,8 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.key, lens);
     f = "value";
     size += sizeCompactString(v.value, lens);
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -288,10 +263,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }

@@ -109,22 +109,44 @@ export class DecodeEmitter {
           read.append(text);
         });
       } else {
-        read.line(`let ${local}: ${tsFieldType(field)};`);
         const regular = regularVersions(field);
+        const type = tsFieldType(field);
+        const fallback = literal(field.default, field);
         const readRegular = (c: Versions): void => {
           read.line(fieldMark(field));
           this.readField(read, field, local, c, false);
         };
         if (field.tag !== null) {
           // Tagged fields start at their default; the tagged section below may replace it.
-          reads.push(() => read.line(`${local} = ${literal(field.default, field)};`));
-          if (!regular.isEmpty()) reads.push(() => read.ifVersion(regular, ctx, readRegular));
-        } else {
-          // The default is built only in versions that lack the field.
-          reads.push(() =>
-            read.ifVersion(regular, ctx, readRegular, () => read.line(`${local} = ${literal(field.default, field)};`)),
-          );
+          if (regular.isEmpty()) {
+            read.line(`let ${local}: ${type} = ${fallback};`);
+          } else {
+            read.line(`let ${local}: ${type};`);
+            reads.push(() => read.line(`${local} = ${fallback};`));
+            reads.push(() => read.ifVersion(regular, ctx, readRegular));
+          }
+          continue;
         }
+        const present = condition(regular, ctx);
+        if (present.kind === "never") {
+          reads.push(() => read.line(`const ${local} = ${fallback};`));
+          continue;
+        }
+        // Read by one expression where the field exists: a conditional, `f` set either way.
+        const single = new Code(BODY_DEPTH + 1);
+        if (present.kind === "check") this.readField(single, field, local, present.inside, false);
+        const value = single.toString();
+        const conditional =
+          present.kind === "check" && !value.includes("\n") && value.startsWith(`${local} = `) && !value.includes(" ? ")
+            ? `const ${local} = ${present.expr} ? ${value.slice(local.length + 3, -1)} : ${fallback};`
+            : undefined;
+        if (conditional !== undefined && read.fits(conditional)) {
+          reads.push(() => read.line(fieldMark(field)).line(conditional));
+          continue;
+        }
+        read.line(`let ${local}: ${type};`);
+        // The default is built only in versions that lack the field.
+        reads.push(() => read.ifVersion(regular, ctx, readRegular, () => read.line(`${local} = ${fallback};`)));
       }
     }
     for (const emit of reads) emit();

@@ -109,6 +109,20 @@ export class EncodeEmitter {
     const flexible = this.ctx.spec.flexibleVersions;
     const rt = (name: string): string => this.ctx.rt(name);
     const knownTags = `[${tagged.map((f) => f.tag).join(", ")}]`;
+    if (tagged.length === 0) {
+      // Only unknown tagged fields: the runtime measures and writes them.
+      if (flexible.intersect(ctx).isEmpty()) return;
+      size.line('f = "_unknownTaggedFields";');
+      size.ifVersion(
+        flexible,
+        ctx,
+        () => size.line(`size += ${rt("sizeUnknownTaggedSection")}(v);`),
+        // Kafka refuses to drop tagged fields silently in a version without them, and so do we.
+        () => size.line(`${rt("checkNoTaggedFields")}(${rt("ownUnknownTaggedFields")}(v), version);`),
+      );
+      write.ifVersion(flexible, ctx, () => write.line(`${rt("writeUnknownTaggedSection")}(w, v);`));
+      return;
+    }
     Code.ifVersionAll(
       [size, write],
       flexible,
@@ -118,8 +132,12 @@ export class EncodeEmitter {
         write.line(`const unknown = ${rt("ownUnknownTaggedFields")}(v);`);
         write.line(`${tagged.length > 0 ? "let" : "const"} tagged = unknown === undefined ? 0 : unknown.length;`);
         for (const field of tagged) {
-          write.ifVersion(field.taggedVersions, c, () =>
-            write.line(`if (${not(this.defaults.isDefault(field, `v.${field.propertyName}`))}) tagged++;`),
+          const notDefault = not(this.defaults.isDefault(field, `v.${field.propertyName}`));
+          const inVersion = condition(field.taggedVersions, c);
+          if (inVersion.kind === "never") continue;
+          write.lineOrBreak(
+            `if (${inVersion.kind === "check" ? `${inVersion.expr} && ${notDefault}` : notDefault})`,
+            "tagged++;",
           );
         }
         write.line("w.uvarint(tagged);");

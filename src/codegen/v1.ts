@@ -54,7 +54,9 @@ export {
   sizeNullableString,
   sizeString,
   sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   uvarintSize,
+  writeUnknownTaggedSection,
 } from "../runtime/writer.js";
 export {
   checkJsonKeys,

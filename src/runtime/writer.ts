@@ -216,6 +216,31 @@ export function checkNoTaggedFields(fields: readonly UnknownTaggedField[] | unde
   }
 }
 
+const NO_TAGS: readonly number[] = [];
+
+/**
+ * Size of the tagged-field section of a struct that has no known tagged fields: the count and
+ * its unknown tagged fields (checked as {@link sizeUnknownTaggedFields} does).
+ */
+export function sizeUnknownTaggedSection(v: { readonly _unknownTaggedFields?: UnknownTaggedField[] }): number {
+  const unknown = ownUnknownTaggedFields(v);
+  return unknown === undefined ? 1 : sizeUnknownTaggedFields(unknown, NO_TAGS) + uvarintSize(unknown.length);
+}
+
+/** Writes what {@link sizeUnknownTaggedSection} measured: the count, then each unknown tagged field. */
+export function writeUnknownTaggedSection(
+  w: Writer,
+  v: { readonly _unknownTaggedFields?: UnknownTaggedField[] },
+): void {
+  const unknown = ownUnknownTaggedFields(v);
+  if (unknown === undefined) {
+    w.uvarint(0);
+    return;
+  }
+  w.uvarint(unknown.length);
+  w.unknownTaggedFields(unknown, 0, Infinity);
+}
+
 /** Reserves a slot in `lens` for a size known only after measuring what follows. */
 export function reserveLen(lens: number[]): number {
   return lens.push(0) - 1;
