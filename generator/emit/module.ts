@@ -92,12 +92,31 @@ function emitCodec(code: Code, s: MessageSpec): void {
   const call = `defineMessage<${s.name}, ${apiKey}>(`;
   if (code.fits(`${head}${s.name}, ${apiKey}>({`)) {
     code.nest(`${head.slice(0, -"defineMessage<".length)}${call}{`, fields, "});");
+  } else if (code.fits(`${head}${s.name}, ${apiKey}>(`)) {
+    // The object no longer hugs the parenthesis.
+    code.line(`${head.slice(0, -"defineMessage<".length)}${call}`);
+    code.indented(() => code.nest("{", fields, "},"));
+    code.line(");");
   } else if (code.fits(head)) {
     code.line(head).indented(() => code.line(`${s.name},`).line(apiKey));
     code.nest(">({", fields, "});");
-  } else {
+  } else if (code.fits(`export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> =`)) {
     code.line(`export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> =`);
     code.indented(() => code.nest(`/*@__PURE__*/ ${call}{`, fields, "});"));
+  } else {
+    // Even the declaration is too long: its type arguments go on lines of their own, then the call's.
+    code.line(`export const ${s.name}: MessageCodec<`).indented(() => code.line(`${s.name},`).line(apiKey));
+    if (code.fits(`> = /*@__PURE__*/ ${call}{`)) {
+      code.nest(`> = /*@__PURE__*/ ${call}{`, fields, "});");
+    } else if (code.fits(`> = /*@__PURE__*/ ${call}`)) {
+      // The object no longer hugs the parenthesis.
+      code.line(`> = /*@__PURE__*/ ${call}`);
+      code.indented(() => code.nest("{", fields, "},"));
+      code.line(");");
+    } else {
+      code.line("> = /*@__PURE__*/ defineMessage<").indented(() => code.line(`${s.name},`).line(apiKey));
+      code.nest(">({", fields, "});");
+    }
   }
 }
 
