@@ -7,14 +7,13 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   defineMessage,
-  ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -26,17 +25,9 @@ import {
  * - Source: `schemas/StreamsGroupDescribeRequest.json`.
  */
 export interface StreamsGroupDescribeRequest {
-  /**
-   * The ids of the groups to describe.
-   *
-   * Versions: 0; entity type groupId; wire type []string.
-   */
+  /** The ids of the groups to describe. Versions: 0; entity type groupId; wire type []string. */
   groupIds: string[];
-  /**
-   * Whether to include authorized operations.
-   *
-   * Versions: 0; wire type bool.
-   */
+  /** Whether to include authorized operations. Versions: 0; wire type bool. */
   includeAuthorizedOperations: boolean;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -47,24 +38,13 @@ function StreamsGroupDescribeRequest$size(v: StreamsGroupDescribeRequest, _versi
   try {
     let size = 0;
     f = "groupIds";
-    {
-      const a = v.groupIds;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
-      i = -1;
-    }
+    const $groupIds = v.groupIds;
+    size += sizeCompactArrayPrefix($groupIds);
+    for (i = 0; i < $groupIds.length; i++) size += sizeCompactString($groupIds[i]!, lens);
+    i = -1;
     size += 1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -76,20 +56,13 @@ function StreamsGroupDescribeRequest$write(w: Writer, v: StreamsGroupDescribeReq
   let i = -1;
   try {
     f = "groupIds";
-    {
-      const a = v.groupIds;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
-      i = -1;
-    }
+    const $groupIds = v.groupIds;
+    w.uvarint($groupIds.length + 1);
+    for (i = 0; i < $groupIds.length; i++) w.compactString($groupIds[i]!);
+    i = -1;
     f = "includeAuthorizedOperations";
     w.bool(v.includeAuthorizedOperations);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -99,17 +72,10 @@ function StreamsGroupDescribeRequest$read(r: Reader, _version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $groupIds: string[];
     f = "groupIds";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
-      i = -1;
-      $groupIds = a;
-    }
+    const $groupIds = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $groupIds.length; i++) $groupIds[i] = r.compactString();
+    i = -1;
     if (r.remaining() < 1) {
       f = "includeAuthorizedOperations";
       r.skip(1);
@@ -152,14 +118,7 @@ export const createStreamsGroupDescribeRequest = /*@__PURE__*/ tableCreate<Strea
 );
 
 /**
- * The codec of StreamsGroupDescribeRequest: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupDescribeRequest: a Kafka request message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
- * - Listeners: broker.
- * - Source: `schemas/StreamsGroupDescribeRequest.json`.
+ * The codec of StreamsGroupDescribeRequest (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupDescribeRequest: MessageCodec<StreamsGroupDescribeRequest, 89> = /*@__PURE__*/ defineMessage<
   StreamsGroupDescribeRequest,

@@ -7,16 +7,15 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
-  ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -29,15 +28,10 @@ import {
 export interface StreamsGroupDescribeResponse {
   /**
    * The duration in milliseconds for which the request was throttled due to a quota violation, or zero if the request did not violate any quota.
-   *
    * Versions: 0; wire type int32.
    */
   throttleTimeMs: number;
-  /**
-   * Each described group.
-   *
-   * Versions: 0; wire type []DescribedGroup.
-   */
+  /** Each described group. Versions: 0; wire type []DescribedGroup. */
   groups: DescribedGroup[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -45,57 +39,30 @@ export interface StreamsGroupDescribeResponse {
 
 /** Struct `DescribedGroup` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface DescribedGroup {
-  /**
-   * The describe error, or 0 if there was no error.
-   *
-   * Versions: 0; wire type int16.
-   */
+  /** The describe error, or 0 if there was no error. Versions: 0; wire type int16. */
   errorCode: number;
   /**
    * The top-level error message, or null if there was no error.
-   *
    * Versions: 0; nullable in 0; wire type string; default null.
    */
   errorMessage: string | null;
-  /**
-   * The group ID string.
-   *
-   * Versions: 0; entity type groupId; wire type string.
-   */
+  /** The group ID string. Versions: 0; entity type groupId; wire type string. */
   groupId: string;
-  /**
-   * The group state string, or the empty string.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The group state string, or the empty string. Versions: 0; wire type string. */
   groupState: string;
-  /**
-   * The group epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The group epoch. Versions: 0; wire type int32. */
   groupEpoch: number;
-  /**
-   * The assignment epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The assignment epoch. Versions: 0; wire type int32. */
   assignmentEpoch: number;
   /**
    * The topology metadata currently initialized for the streams application. Can be null in case of a describe error.
-   *
    * Versions: 0; nullable in 0; wire type Topology; default null.
    */
   topology: Topology | null;
-  /**
-   * The members.
-   *
-   * Versions: 0; wire type []Member.
-   */
+  /** The members. Versions: 0; wire type []Member. */
   members: Member[];
   /**
    * 32-bit bitfield to represent authorized operations for this group.
-   *
    * Versions: 0; wire type int32; default -2147483648.
    */
   authorizedOperations: number;
@@ -105,15 +72,10 @@ export interface DescribedGroup {
 
 /** Struct `Topology` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Topology {
-  /**
-   * The epoch of the currently initialized topology for this group.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The epoch of the currently initialized topology for this group. Versions: 0; wire type int32. */
   epoch: number;
   /**
    * The subtopologies of the streams application. This contains the configured subtopologies, where the number of partitions are set and any regular expressions are resolved to actual topics. Null if the group is uninitialized, source topics are missing or incorrectly partitioned.
-   *
    * Versions: 0; nullable in 0; wire type []Subtopology; default null.
    */
   subtopologies: Subtopology[] | null;
@@ -123,33 +85,19 @@ export interface Topology {
 
 /** Struct `Subtopology` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Subtopology {
-  /**
-   * String to uniquely identify the subtopology.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** String to uniquely identify the subtopology. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The topics the subtopology reads from.
-   *
-   * Versions: 0; wire type []string.
-   */
+  /** The topics the subtopology reads from. Versions: 0; wire type []string. */
   sourceTopics: string[];
-  /**
-   * The repartition topics the subtopology writes to.
-   *
-   * Versions: 0; wire type []string.
-   */
+  /** The repartition topics the subtopology writes to. Versions: 0; wire type []string. */
   repartitionSinkTopics: string[];
   /**
    * The set of state changelog topics associated with this subtopology. Created automatically.
-   *
    * Versions: 0; wire type []TopicInfo.
    */
   stateChangelogTopics: TopicInfo[];
   /**
    * The set of source topics that are internally created repartition topics. Created automatically.
-   *
    * Versions: 0; wire type []TopicInfo.
    */
   repartitionSourceTopics: TopicInfo[];
@@ -159,101 +107,40 @@ export interface Subtopology {
 
 /** Struct `Member` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Member {
-  /**
-   * The member ID.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The member ID. Versions: 0; wire type string. */
   memberId: string;
-  /**
-   * The member epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The member epoch. Versions: 0; wire type int32. */
   memberEpoch: number;
-  /**
-   * The current assignment epoch.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The current assignment epoch. Versions: 0; wire type int32. */
   currentAssignmentEpoch: number;
-  /**
-   * The member instance ID for static membership.
-   *
-   * Versions: 0; nullable in 0; wire type string; default null.
-   */
+  /** The member instance ID for static membership. Versions: 0; nullable in 0; wire type string; default null. */
   instanceId: string | null;
-  /**
-   * The rack ID.
-   *
-   * Versions: 0; nullable in 0; wire type string; default null.
-   */
+  /** The rack ID. Versions: 0; nullable in 0; wire type string; default null. */
   rackId: string | null;
-  /**
-   * The client ID.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client ID. Versions: 0; wire type string. */
   clientId: string;
-  /**
-   * The client host.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client host. Versions: 0; wire type string. */
   clientHost: string;
-  /**
-   * The epoch of the topology on the client.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The epoch of the topology on the client. Versions: 0; wire type int32. */
   topologyEpoch: number;
-  /**
-   * Identity of the streams instance that may have multiple clients.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** Identity of the streams instance that may have multiple clients. Versions: 0; wire type string. */
   processId: string;
   /**
    * User-defined endpoint for Interactive Queries. Null if not defined for this client.
-   *
    * Versions: 0; nullable in 0; wire type Endpoint; default null.
    */
   userEndpoint: Endpoint | null;
-  /**
-   * Used for rack-aware assignment algorithm.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Used for rack-aware assignment algorithm. Versions: 0; wire type []KeyValue. */
   clientTags: KeyValue[];
-  /**
-   * Cumulative changelog offsets for tasks.
-   *
-   * Versions: 0; wire type []TaskOffset.
-   */
+  /** Cumulative changelog offsets for tasks. Versions: 0; wire type []TaskOffset. */
   taskOffsets: TaskOffset[];
-  /**
-   * Cumulative changelog end offsets for tasks.
-   *
-   * Versions: 0; wire type []TaskOffset.
-   */
+  /** Cumulative changelog end offsets for tasks. Versions: 0; wire type []TaskOffset. */
   taskEndOffsets: TaskOffset[];
-  /**
-   * The current assignment.
-   *
-   * Versions: 0; wire type Assignment.
-   */
+  /** The current assignment. Versions: 0; wire type Assignment. */
   assignment: Assignment;
-  /**
-   * The target assignment.
-   *
-   * Versions: 0; wire type Assignment.
-   */
+  /** The target assignment. Versions: 0; wire type Assignment. */
   targetAssignment: Assignment;
-  /**
-   * True for classic members that have not been upgraded yet.
-   *
-   * Versions: 0; wire type bool.
-   */
+  /** True for classic members that have not been upgraded yet. Versions: 0; wire type bool. */
   isClassic: boolean;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -261,17 +148,9 @@ export interface Member {
 
 /** Common struct `Endpoint` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Endpoint {
-  /**
-   * host of the endpoint
-   *
-   * Versions: 0; wire type string.
-   */
+  /** host of the endpoint. Versions: 0; wire type string. */
   host: string;
-  /**
-   * port of the endpoint
-   *
-   * Versions: 0; wire type uint16.
-   */
+  /** port of the endpoint. Versions: 0; wire type uint16. */
   port: number;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -279,24 +158,11 @@ export interface Endpoint {
 
 /** Common struct `TaskOffset` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TaskOffset {
-  /**
-   * The subtopology identifier.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The subtopology identifier. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The partition.
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** The partition. Versions: 0; wire type int32. */
   partition: number;
-  /**
-   * The offset.
-   *
-   * Versions: 0; wire type int64.
-   * int64 as a bigint (exact beyond 2^53).
-   */
+  /** The offset. Versions: 0; wire type int64. int64 as a bigint (exact beyond 2^53). */
   offset: bigint;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -304,24 +170,11 @@ export interface TaskOffset {
 
 /** Common struct `TopicPartitions` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TopicPartitions {
-  /**
-   * The topic ID.
-   *
-   * Versions: 0; wire type uuid.
-   * Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.
-   */
+  /** The topic ID. Versions: 0; wire type uuid. Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`. */
   topicId: string;
-  /**
-   * The topic name.
-   *
-   * Versions: 0; entity type topicName; wire type string.
-   */
+  /** The topic name. Versions: 0; entity type topicName; wire type string. */
   topicName: string;
-  /**
-   * The partitions.
-   *
-   * Versions: 0; wire type []int32.
-   */
+  /** The partitions. Versions: 0; wire type []int32. */
   partitions: number[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -329,23 +182,11 @@ export interface TopicPartitions {
 
 /** Common struct `Assignment` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface Assignment {
-  /**
-   * Active tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Active tasks for this client. Versions: 0; wire type []TaskIds. */
   activeTasks: TaskIds[];
-  /**
-   * Standby tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Standby tasks for this client. Versions: 0; wire type []TaskIds. */
   standbyTasks: TaskIds[];
-  /**
-   * Warm-up tasks for this client.
-   *
-   * Versions: 0; wire type []TaskIds.
-   */
+  /** Warm-up tasks for this client. Versions: 0; wire type []TaskIds. */
   warmupTasks: TaskIds[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -353,17 +194,9 @@ export interface Assignment {
 
 /** Common struct `TaskIds` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TaskIds {
-  /**
-   * The subtopology identifier.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The subtopology identifier. Versions: 0; wire type string. */
   subtopologyId: string;
-  /**
-   * The partitions of the input topics processed by this member.
-   *
-   * Versions: 0; wire type []int32.
-   */
+  /** The partitions of the input topics processed by this member. Versions: 0; wire type []int32. */
   partitions: number[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -371,17 +204,9 @@ export interface TaskIds {
 
 /** Common struct `KeyValue` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface KeyValue {
-  /**
-   * key of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** key of the config. Versions: 0; wire type string. */
   key: string;
-  /**
-   * value of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** value of the config. Versions: 0; wire type string. */
   value: string;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -389,29 +214,19 @@ export interface KeyValue {
 
 /** Common struct `TopicInfo` of StreamsGroupDescribeResponse. Versions: 0. */
 export interface TopicInfo {
-  /**
-   * The name of the topic.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The name of the topic. Versions: 0; wire type string. */
   name: string;
   /**
    * The number of partitions in the topic. Can be 0 if no specific number of partitions is enforced. Always 0 for changelog topics.
-   *
    * Versions: 0; wire type int32.
    */
   partitions: number;
   /**
    * The replication factor of the topic. Can be 0 if the default replication factor should be used.
-   *
    * Versions: 0; wire type int16.
    */
   replicationFactor: number;
-  /**
-   * Topic-level configurations as key-value pairs.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Topic-level configurations as key-value pairs. Versions: 0; wire type []KeyValue. */
   topicConfigs: KeyValue[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -423,24 +238,15 @@ function StreamsGroupDescribeResponse$size(v: StreamsGroupDescribeResponse, vers
     let size = 0;
     size += 4;
     f = "groups";
-    {
-      const a = v.groups;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += DescribedGroup$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $groups = v.groups;
+    size += sizeCompactArrayPrefix($groups);
+    for (i = 0; i < $groups.length; i++) {
+      checkStruct($groups[i]!);
+      size += DescribedGroup$size($groups[i]!, version, lens);
     }
-    let tagged = 0;
+    i = -1;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -454,18 +260,11 @@ function StreamsGroupDescribeResponse$write(w: Writer, v: StreamsGroupDescribeRe
     f = "throttleTimeMs";
     w.int32(v.throttleTimeMs);
     f = "groups";
-    {
-      const a = v.groups;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        DescribedGroup$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $groups = v.groups;
+    w.uvarint($groups.length + 1);
+    for (i = 0; i < $groups.length; i++) DescribedGroup$write(w, $groups[i]!, version);
+    i = -1;
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -475,7 +274,6 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
   let f = "";
   let i = -1;
   try {
-    let $groups: DescribedGroup[];
     if (r.remaining() < 4) {
       f = "throttleTimeMs";
       r.skip(4);
@@ -484,15 +282,9 @@ function StreamsGroupDescribeResponse$read(r: Reader, version: number): StreamsG
     const $throttleTimeMs = (r.buf[p1]! << 24) | (r.buf[p1 + 1]! << 16) | (r.buf[p1 + 2]! << 8) | r.buf[p1 + 3]!;
     r.pos = p1 + 4;
     f = "groups";
-    {
-      const n = r.compactArrayLength(20);
-      const a = new Array<DescribedGroup>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = DescribedGroup$read(r, version);
-      }
-      i = -1;
-      $groups = a;
-    }
+    const $groups = new Array<DescribedGroup>(r.compactArrayLength(20));
+    for (i = 0; i < $groups.length; i++) $groups[i] = DescribedGroup$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: StreamsGroupDescribeResponse = {
@@ -527,25 +319,16 @@ function DescribedGroup$size(v: DescribedGroup, version: number, lens: number[])
       size += Topology$size(v.topology, version, lens);
     }
     f = "members";
-    {
-      const a = v.members;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += Member$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $members = v.members;
+    size += sizeCompactArrayPrefix($members);
+    for (i = 0; i < $members.length; i++) {
+      checkStruct($members[i]!);
+      size += Member$size($members[i]!, version, lens);
     }
+    i = -1;
     size += 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -576,20 +359,13 @@ function DescribedGroup$write(w: Writer, v: DescribedGroup, version: number): vo
       Topology$write(w, v.topology, version);
     }
     f = "members";
-    {
-      const a = v.members;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        Member$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $members = v.members;
+    w.uvarint($members.length + 1);
+    for (i = 0; i < $members.length; i++) Member$write(w, $members[i]!, version);
+    i = -1;
     f = "authorizedOperations";
     w.int32(v.authorizedOperations);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -599,7 +375,6 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
   let f = "";
   let i = -1;
   try {
-    let $members: Member[];
     if (r.remaining() < 2) {
       f = "errorCode";
       r.skip(2);
@@ -626,15 +401,9 @@ function DescribedGroup$read(r: Reader, version: number): DescribedGroup {
     f = "topology";
     const $topology = r.structPresent() ? Topology$read(r, version) : null;
     f = "members";
-    {
-      const n = r.compactArrayLength(32);
-      const a = new Array<Member>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = Member$read(r, version);
-      }
-      i = -1;
-      $members = a;
-    }
+    const $members = new Array<Member>(r.compactArrayLength(32));
+    for (i = 0; i < $members.length; i++) $members[i] = Member$read(r, version);
+    i = -1;
     if (r.remaining() < 4) {
       f = "authorizedOperations";
       r.skip(4);
@@ -669,28 +438,19 @@ function Topology$size(v: Topology, version: number, lens: number[]): number {
     let size = 0;
     size += 4;
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      if (a === null) {
-        size += 1;
-      } else {
-        const n = arrayLength(a);
-        size += uvarintSize(n + 1);
-        for (i = 0; i < n; i++) {
-          checkStruct(a[i]!);
-          size += Subtopology$size(a[i]!, version, lens);
-        }
-        i = -1;
+    const $subtopologies = v.subtopologies;
+    if ($subtopologies === null) {
+      size += 1;
+    } else {
+      size += sizeCompactArrayPrefix($subtopologies);
+      for (i = 0; i < $subtopologies.length; i++) {
+        checkStruct($subtopologies[i]!);
+        size += Subtopology$size($subtopologies[i]!, version, lens);
       }
+      i = -1;
     }
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -704,22 +464,15 @@ function Topology$write(w: Writer, v: Topology, version: number): void {
     f = "epoch";
     w.int32(v.epoch);
     f = "subtopologies";
-    {
-      const a = v.subtopologies;
-      if (a === null) {
-        w.uvarint(0);
-      } else {
-        w.uvarint(a.length + 1);
-        for (i = 0; i < a.length; i++) {
-          Subtopology$write(w, a[i]!, version);
-        }
-        i = -1;
-      }
+    const $subtopologies = v.subtopologies;
+    if ($subtopologies === null) {
+      w.uvarint(0);
+    } else {
+      w.uvarint($subtopologies.length + 1);
+      for (i = 0; i < $subtopologies.length; i++) Subtopology$write(w, $subtopologies[i]!, version);
+      i = -1;
     }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -744,9 +497,7 @@ function Topology$read(r: Reader, version: number): Topology {
         $subtopologies = null;
       } else {
         const a = new Array<Subtopology>(n);
-        for (i = 0; i < n; i++) {
-          a[i] = Subtopology$read(r, version);
-        }
+        for (i = 0; i < n; i++) a[i] = Subtopology$read(r, version);
         i = -1;
         $subtopologies = a;
       }
@@ -772,55 +523,33 @@ function Subtopology$size(v: Subtopology, version: number, lens: number[]): numb
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    size += sizeCompactArrayPrefix($sourceTopics);
+    for (i = 0; i < $sourceTopics.length; i++) size += sizeCompactString($sourceTopics[i]!, lens);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        size += sizeCompactString(a[i]!, lens);
-      }
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    size += sizeCompactArrayPrefix($repartitionSinkTopics);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) size += sizeCompactString($repartitionSinkTopics[i]!, lens);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    size += sizeCompactArrayPrefix($stateChangelogTopics);
+    for (i = 0; i < $stateChangelogTopics.length; i++) {
+      checkStruct($stateChangelogTopics[i]!);
+      size += TopicInfo$size($stateChangelogTopics[i]!, version, lens);
     }
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TopicInfo$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    size += sizeCompactArrayPrefix($repartitionSourceTopics);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) {
+      checkStruct($repartitionSourceTopics[i]!);
+      size += TopicInfo$size($repartitionSourceTopics[i]!, version, lens);
     }
-    let tagged = 0;
+    i = -1;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -834,45 +563,26 @@ function Subtopology$write(w: Writer, v: Subtopology, version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "sourceTopics";
-    {
-      const a = v.sourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
-      i = -1;
-    }
+    const $sourceTopics = v.sourceTopics;
+    w.uvarint($sourceTopics.length + 1);
+    for (i = 0; i < $sourceTopics.length; i++) w.compactString($sourceTopics[i]!);
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const a = v.repartitionSinkTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        w.compactString(a[i]!);
-      }
-      i = -1;
-    }
+    const $repartitionSinkTopics = v.repartitionSinkTopics;
+    w.uvarint($repartitionSinkTopics.length + 1);
+    for (i = 0; i < $repartitionSinkTopics.length; i++) w.compactString($repartitionSinkTopics[i]!);
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const a = v.stateChangelogTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TopicInfo$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $stateChangelogTopics = v.stateChangelogTopics;
+    w.uvarint($stateChangelogTopics.length + 1);
+    for (i = 0; i < $stateChangelogTopics.length; i++) TopicInfo$write(w, $stateChangelogTopics[i]!, version);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const a = v.repartitionSourceTopics;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TopicInfo$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $repartitionSourceTopics = v.repartitionSourceTopics;
+    w.uvarint($repartitionSourceTopics.length + 1);
+    for (i = 0; i < $repartitionSourceTopics.length; i++) TopicInfo$write(w, $repartitionSourceTopics[i]!, version);
+    i = -1;
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -882,52 +592,24 @@ function Subtopology$read(r: Reader, version: number): Subtopology {
   let f = "";
   let i = -1;
   try {
-    let $sourceTopics: string[];
-    let $repartitionSinkTopics: string[];
-    let $stateChangelogTopics: TopicInfo[];
-    let $repartitionSourceTopics: TopicInfo[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "sourceTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
-      i = -1;
-      $sourceTopics = a;
-    }
+    const $sourceTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $sourceTopics.length; i++) $sourceTopics[i] = r.compactString();
+    i = -1;
     f = "repartitionSinkTopics";
-    {
-      const n = r.compactArrayLength(1);
-      const a = new Array<string>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = r.compactString();
-      }
-      i = -1;
-      $repartitionSinkTopics = a;
-    }
+    const $repartitionSinkTopics = new Array<string>(r.compactArrayLength(1));
+    for (i = 0; i < $repartitionSinkTopics.length; i++) $repartitionSinkTopics[i] = r.compactString();
+    i = -1;
     f = "stateChangelogTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TopicInfo$read(r, version);
-      }
-      i = -1;
-      $stateChangelogTopics = a;
-    }
+    const $stateChangelogTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $stateChangelogTopics.length; i++) $stateChangelogTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "repartitionSourceTopics";
-    {
-      const n = r.compactArrayLength(9);
-      const a = new Array<TopicInfo>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TopicInfo$read(r, version);
-      }
-      i = -1;
-      $repartitionSourceTopics = a;
-    }
+    const $repartitionSourceTopics = new Array<TopicInfo>(r.compactArrayLength(9));
+    for (i = 0; i < $repartitionSourceTopics.length; i++) $repartitionSourceTopics[i] = TopicInfo$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Subtopology = {
@@ -971,38 +653,29 @@ function Member$size(v: Member, version: number, lens: number[]): number {
       size += Endpoint$size(v.userEndpoint, version, lens);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $clientTags = v.clientTags;
+    size += sizeCompactArrayPrefix($clientTags);
+    for (i = 0; i < $clientTags.length; i++) {
+      checkStruct($clientTags[i]!);
+      size += KeyValue$size($clientTags[i]!, version, lens);
     }
+    i = -1;
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskOffset$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $taskOffsets = v.taskOffsets;
+    size += sizeCompactArrayPrefix($taskOffsets);
+    for (i = 0; i < $taskOffsets.length; i++) {
+      checkStruct($taskOffsets[i]!);
+      size += TaskOffset$size($taskOffsets[i]!, version, lens);
     }
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskOffset$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $taskEndOffsets = v.taskEndOffsets;
+    size += sizeCompactArrayPrefix($taskEndOffsets);
+    for (i = 0; i < $taskEndOffsets.length; i++) {
+      checkStruct($taskEndOffsets[i]!);
+      size += TaskOffset$size($taskEndOffsets[i]!, version, lens);
     }
+    i = -1;
     f = "assignment";
     checkStruct(v.assignment);
     size += Assignment$size(v.assignment, version, lens);
@@ -1010,14 +683,8 @@ function Member$size(v: Member, version: number, lens: number[]): number {
     checkStruct(v.targetAssignment);
     size += Assignment$size(v.targetAssignment, version, lens);
     size += 1;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1054,42 +721,27 @@ function Member$write(w: Writer, v: Member, version: number): void {
       Endpoint$write(w, v.userEndpoint, version);
     }
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $clientTags = v.clientTags;
+    w.uvarint($clientTags.length + 1);
+    for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
+    i = -1;
     f = "taskOffsets";
-    {
-      const a = v.taskOffsets;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskOffset$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $taskOffsets = v.taskOffsets;
+    w.uvarint($taskOffsets.length + 1);
+    for (i = 0; i < $taskOffsets.length; i++) TaskOffset$write(w, $taskOffsets[i]!, version);
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const a = v.taskEndOffsets;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskOffset$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $taskEndOffsets = v.taskEndOffsets;
+    w.uvarint($taskEndOffsets.length + 1);
+    for (i = 0; i < $taskEndOffsets.length; i++) TaskOffset$write(w, $taskEndOffsets[i]!, version);
+    i = -1;
     f = "assignment";
     Assignment$write(w, v.assignment, version);
     f = "targetAssignment";
     Assignment$write(w, v.targetAssignment, version);
     f = "isClassic";
     w.bool(v.isClassic);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1099,9 +751,6 @@ function Member$read(r: Reader, version: number): Member {
   let f = "";
   let i = -1;
   try {
-    let $clientTags: KeyValue[];
-    let $taskOffsets: TaskOffset[];
-    let $taskEndOffsets: TaskOffset[];
     f = "memberId";
     const $memberId = r.compactString();
     if (r.remaining() < 8) {
@@ -1135,35 +784,17 @@ function Member$read(r: Reader, version: number): Member {
     f = "userEndpoint";
     const $userEndpoint = r.structPresent() ? Endpoint$read(r, version) : null;
     f = "clientTags";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
-      i = -1;
-      $clientTags = a;
-    }
+    const $clientTags = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $clientTags.length; i++) $clientTags[i] = KeyValue$read(r, version);
+    i = -1;
     f = "taskOffsets";
-    {
-      const n = r.compactArrayLength(14);
-      const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskOffset$read(r, version);
-      }
-      i = -1;
-      $taskOffsets = a;
-    }
+    const $taskOffsets = new Array<TaskOffset>(r.compactArrayLength(14));
+    for (i = 0; i < $taskOffsets.length; i++) $taskOffsets[i] = TaskOffset$read(r, version);
+    i = -1;
     f = "taskEndOffsets";
-    {
-      const n = r.compactArrayLength(14);
-      const a = new Array<TaskOffset>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskOffset$read(r, version);
-      }
-      i = -1;
-      $taskEndOffsets = a;
-    }
+    const $taskEndOffsets = new Array<TaskOffset>(r.compactArrayLength(14));
+    for (i = 0; i < $taskEndOffsets.length; i++) $taskEndOffsets[i] = TaskOffset$read(r, version);
+    i = -1;
     f = "assignment";
     const $assignment = Assignment$read(r, version);
     f = "targetAssignment";
@@ -1208,14 +839,8 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     f = "host";
     size += sizeCompactString(v.host, lens);
     size += 2;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1229,10 +854,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.uint16(v.port);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1271,14 +893,8 @@ function TaskOffset$size(v: TaskOffset, _version: number, lens: number[]): numbe
     size += sizeCompactString(v.subtopologyId, lens);
     size += 4;
     size += 8;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1294,10 +910,7 @@ function TaskOffset$write(w: Writer, v: TaskOffset, _version: number): void {
     w.int32(v.partition);
     f = "offset";
     w.int64(v.offset);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1339,46 +952,31 @@ function Assignment$size(v: Assignment, version: number, lens: number[]): number
   try {
     let size = 0;
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $activeTasks = v.activeTasks;
+    size += sizeCompactArrayPrefix($activeTasks);
+    for (i = 0; i < $activeTasks.length; i++) {
+      checkStruct($activeTasks[i]!);
+      size += TaskIds$size($activeTasks[i]!, version, lens);
     }
+    i = -1;
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $standbyTasks = v.standbyTasks;
+    size += sizeCompactArrayPrefix($standbyTasks);
+    for (i = 0; i < $standbyTasks.length; i++) {
+      checkStruct($standbyTasks[i]!);
+      size += TaskIds$size($standbyTasks[i]!, version, lens);
     }
+    i = -1;
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += TaskIds$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $warmupTasks = v.warmupTasks;
+    size += sizeCompactArrayPrefix($warmupTasks);
+    for (i = 0; i < $warmupTasks.length; i++) {
+      checkStruct($warmupTasks[i]!);
+      size += TaskIds$size($warmupTasks[i]!, version, lens);
     }
-    let tagged = 0;
+    i = -1;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1390,36 +988,21 @@ function Assignment$write(w: Writer, v: Assignment, version: number): void {
   let i = -1;
   try {
     f = "activeTasks";
-    {
-      const a = v.activeTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $activeTasks = v.activeTasks;
+    w.uvarint($activeTasks.length + 1);
+    for (i = 0; i < $activeTasks.length; i++) TaskIds$write(w, $activeTasks[i]!, version);
+    i = -1;
     f = "standbyTasks";
-    {
-      const a = v.standbyTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
+    const $standbyTasks = v.standbyTasks;
+    w.uvarint($standbyTasks.length + 1);
+    for (i = 0; i < $standbyTasks.length; i++) TaskIds$write(w, $standbyTasks[i]!, version);
+    i = -1;
     f = "warmupTasks";
-    {
-      const a = v.warmupTasks;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        TaskIds$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $warmupTasks = v.warmupTasks;
+    w.uvarint($warmupTasks.length + 1);
+    for (i = 0; i < $warmupTasks.length; i++) TaskIds$write(w, $warmupTasks[i]!, version);
+    i = -1;
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1429,39 +1012,18 @@ function Assignment$read(r: Reader, version: number): Assignment {
   let f = "";
   let i = -1;
   try {
-    let $activeTasks: TaskIds[];
-    let $standbyTasks: TaskIds[];
-    let $warmupTasks: TaskIds[];
     f = "activeTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
-      i = -1;
-      $activeTasks = a;
-    }
+    const $activeTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $activeTasks.length; i++) $activeTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "standbyTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
-      i = -1;
-      $standbyTasks = a;
-    }
+    const $standbyTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $standbyTasks.length; i++) $standbyTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "warmupTasks";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<TaskIds>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = TaskIds$read(r, version);
-      }
-      i = -1;
-      $warmupTasks = a;
-    }
+    const $warmupTasks = new Array<TaskIds>(r.compactArrayLength(3));
+    for (i = 0; i < $warmupTasks.length; i++) $warmupTasks[i] = TaskIds$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: Assignment = {
@@ -1484,20 +1046,11 @@ function TaskIds$size(v: TaskIds, _version: number, lens: number[]): number {
     f = "subtopologyId";
     size += sizeCompactString(v.subtopologyId, lens);
     f = "partitions";
-    {
-      const a = v.partitions;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      size += n * 4;
-    }
-    let tagged = 0;
+    const $partitions = v.partitions;
+    size += sizeCompactArrayPrefix($partitions);
+    size += $partitions.length * 4;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1511,15 +1064,10 @@ function TaskIds$write(w: Writer, v: TaskIds, _version: number): void {
     f = "subtopologyId";
     w.compactString(v.subtopologyId);
     f = "partitions";
-    {
-      const a = v.partitions;
-      w.uvarint(a.length + 1);
-      w.int32Array(a);
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $partitions = v.partitions;
+    w.uvarint($partitions.length + 1);
+    w.int32Array($partitions);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1529,18 +1077,13 @@ function TaskIds$read(r: Reader, _version: number): TaskIds {
   let f = "";
   let i = -1;
   try {
-    let $partitions: number[];
     f = "subtopologyId";
     const $subtopologyId = r.compactString();
     f = "partitions";
-    {
-      const n = r.compactArrayLength(4);
-      const a = new Array<number>(n);
-      for (let k = 0, q = r.pos; k < n; k++, q += 4)
-        a[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
-      r.pos += n * 4;
-      $partitions = a;
-    }
+    const $partitions = new Array<number>(r.compactArrayLength(4));
+    for (let k = 0, n = $partitions.length, q = r.pos; k < n; k++, q += 4)
+      $partitions[k] = (r.buf[q]! << 24) | (r.buf[q + 1]! << 16) | (r.buf[q + 2]! << 8) | r.buf[q + 3]!;
+    r.pos += $partitions.length * 4;
     f = "";
     const unknown = r.taggedSection();
     const o: TaskIds = {
@@ -1562,14 +1105,8 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.key, lens);
     f = "value";
     size += sizeCompactString(v.value, lens);
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -1583,10 +1120,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -1622,24 +1156,15 @@ function TopicInfo$size(v: TopicInfo, version: number, lens: number[]): number {
     size += 4;
     size += 2;
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $topicConfigs = v.topicConfigs;
+    size += sizeCompactArrayPrefix($topicConfigs);
+    for (i = 0; i < $topicConfigs.length; i++) {
+      checkStruct($topicConfigs[i]!);
+      size += KeyValue$size($topicConfigs[i]!, version, lens);
     }
-    let tagged = 0;
+    i = -1;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -1657,18 +1182,11 @@ function TopicInfo$write(w: Writer, v: TopicInfo, version: number): void {
     f = "replicationFactor";
     w.int16(v.replicationFactor);
     f = "topicConfigs";
-    {
-      const a = v.topicConfigs;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $topicConfigs = v.topicConfigs;
+    w.uvarint($topicConfigs.length + 1);
+    for (i = 0; i < $topicConfigs.length; i++) KeyValue$write(w, $topicConfigs[i]!, version);
+    i = -1;
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -1678,7 +1196,6 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
   let f = "";
   let i = -1;
   try {
-    let $topicConfigs: KeyValue[];
     f = "name";
     const $name = r.compactString();
     if (r.remaining() < 6) {
@@ -1692,15 +1209,9 @@ function TopicInfo$read(r: Reader, version: number): TopicInfo {
     const $replicationFactor = ((r.buf[p1 + 4]! << 24) >> 16) | r.buf[p1 + 5]!;
     r.pos = p1 + 6;
     f = "topicConfigs";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
-      i = -1;
-      $topicConfigs = a;
-    }
+    const $topicConfigs = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $topicConfigs.length; i++) $topicConfigs[i] = KeyValue$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: TopicInfo = {
@@ -1860,13 +1371,7 @@ export const createTopicPartitions = /*@__PURE__*/ tableCreate<TopicPartitions>(
 );
 
 /**
- * The codec of StreamsGroupDescribeResponse: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupDescribeResponse: a Kafka response message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Api key: 89 (assigned by the generator configuration; the design document says `TBD`).
- * - Source: `schemas/StreamsGroupDescribeResponse.json`.
+ * The codec of StreamsGroupDescribeResponse (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupDescribeResponse: MessageCodec<StreamsGroupDescribeResponse, 89> = /*@__PURE__*/ defineMessage<
   StreamsGroupDescribeResponse,

@@ -19,17 +19,9 @@ import {
  * - Source: `schemas/StreamsGroupMemberMetadataKey.json`.
  */
 export interface StreamsGroupMemberMetadataKey {
-  /**
-   * The group id.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The group id. Versions: 0; wire type string. */
   groupId: string;
-  /**
-   * The member id.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The member id. Versions: 0; wire type string. */
   memberId: string;
 }
 function StreamsGroupMemberMetadataKey$size(
@@ -102,12 +94,7 @@ export const createStreamsGroupMemberMetadataKey = /*@__PURE__*/ tableCreate<Str
 );
 
 /**
- * The codec of StreamsGroupMemberMetadataKey: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupMemberMetadataKey: a Kafka data message.
- *
- * - Valid versions: 0; flexible versions: none.
- * - Source: `schemas/StreamsGroupMemberMetadataKey.json`.
+ * The codec of StreamsGroupMemberMetadataKey (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupMemberMetadataKey: MessageCodec<StreamsGroupMemberMetadataKey, null> =
   /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataKey, null>({

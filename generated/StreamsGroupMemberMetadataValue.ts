@@ -7,16 +7,15 @@ import {
   type Reader,
   type UnknownTaggedField,
   type Writer,
-  arrayLength,
   checkStruct,
   defineMessage,
-  ownUnknownTaggedFields,
+  sizeCompactArrayPrefix,
   sizeCompactNullableString,
   sizeCompactString,
-  sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   tableCreate,
-  uvarintSize,
   withPath,
+  writeUnknownTaggedSection,
 } from "../src/codegen/v1.js";
 
 /**
@@ -26,59 +25,23 @@ import {
  * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
  */
 export interface StreamsGroupMemberMetadataValue {
-  /**
-   * The (optional) instance idID for static membership.
-   *
-   * Versions: 0; nullable in 0; wire type string.
-   */
+  /** The (optional) instance idID for static membership. Versions: 0; nullable in 0; wire type string. */
   instanceId: string | null;
-  /**
-   * The (optional) rack id.
-   *
-   * Versions: 0; nullable in 0; wire type string.
-   */
+  /** The (optional) rack id. Versions: 0; nullable in 0; wire type string. */
   rackId: string | null;
-  /**
-   * The client id.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client id. Versions: 0; wire type string. */
   clientId: string;
-  /**
-   * The client host.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The client host. Versions: 0; wire type string. */
   clientHost: string;
-  /**
-   * The rebalance timeout.
-   *
-   * Versions: 0; wire type int32; default -1.
-   */
+  /** The rebalance timeout. Versions: 0; wire type int32; default -1. */
   rebalanceTimeoutMs: number;
-  /**
-   * The ID of the topology. Must be non-empty.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** The ID of the topology. Must be non-empty. Versions: 0; wire type string. */
   topologyId: string;
-  /**
-   * Identity of the streams instance that may have multiple consumers.
-   *
-   * Versions: 0; wire type string.
-   */
+  /** Identity of the streams instance that may have multiple consumers. Versions: 0; wire type string. */
   processId: string;
-  /**
-   * User-defined endpoint for running interactive queries on this instance.
-   *
-   * Versions: 0; wire type Endpoint.
-   */
+  /** User-defined endpoint for running interactive queries on this instance. Versions: 0; wire type Endpoint. */
   userEndpoint: Endpoint;
-  /**
-   * Used for rack-aware assignment algorithm.
-   *
-   * Versions: 0; wire type []KeyValue.
-   */
+  /** Used for rack-aware assignment algorithm. Versions: 0; wire type []KeyValue. */
   clientTags: KeyValue[];
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -86,17 +49,9 @@ export interface StreamsGroupMemberMetadataValue {
 
 /** Common struct `Endpoint` of StreamsGroupMemberMetadataValue. Versions: 0. */
 export interface Endpoint {
-  /**
-   * host of the endpoint
-   *
-   * Versions: 0; wire type string.
-   */
+  /** host of the endpoint. Versions: 0; wire type string. */
   host: string;
-  /**
-   * port of the endpoint
-   *
-   * Versions: 0; wire type int32.
-   */
+  /** port of the endpoint. Versions: 0; wire type int32. */
   port: number;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -104,17 +59,9 @@ export interface Endpoint {
 
 /** Common struct `KeyValue` of StreamsGroupMemberMetadataValue. Versions: 0. */
 export interface KeyValue {
-  /**
-   * key of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** key of the config. Versions: 0; wire type string. */
   key: string;
-  /**
-   * value of the config
-   *
-   * Versions: 0; wire type string.
-   */
+  /** value of the config. Versions: 0; wire type string. */
   value: string;
   /** Tagged fields this schema does not know, kept from decoding and written back in ascending tag order (KIP-482). */
   _unknownTaggedFields?: UnknownTaggedField[];
@@ -145,24 +92,15 @@ function StreamsGroupMemberMetadataValue$size(
     checkStruct(v.userEndpoint);
     size += Endpoint$size(v.userEndpoint, version, lens);
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      const n = arrayLength(a);
-      size += uvarintSize(n + 1);
-      for (i = 0; i < n; i++) {
-        checkStruct(a[i]!);
-        size += KeyValue$size(a[i]!, version, lens);
-      }
-      i = -1;
+    const $clientTags = v.clientTags;
+    size += sizeCompactArrayPrefix($clientTags);
+    for (i = 0; i < $clientTags.length; i++) {
+      checkStruct($clientTags[i]!);
+      size += KeyValue$size($clientTags[i]!, version, lens);
     }
-    let tagged = 0;
+    i = -1;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, i, -1, false);
@@ -190,18 +128,11 @@ function StreamsGroupMemberMetadataValue$write(w: Writer, v: StreamsGroupMemberM
     f = "userEndpoint";
     Endpoint$write(w, v.userEndpoint, version);
     f = "clientTags";
-    {
-      const a = v.clientTags;
-      w.uvarint(a.length + 1);
-      for (i = 0; i < a.length; i++) {
-        KeyValue$write(w, a[i]!, version);
-      }
-      i = -1;
-    }
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    const $clientTags = v.clientTags;
+    w.uvarint($clientTags.length + 1);
+    for (i = 0; i < $clientTags.length; i++) KeyValue$write(w, $clientTags[i]!, version);
+    i = -1;
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, i, w.pos, false);
   }
@@ -211,7 +142,6 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
   let f = "";
   let i = -1;
   try {
-    let $clientTags: KeyValue[];
     f = "instanceId";
     const $instanceId = r.compactNullableString();
     f = "rackId";
@@ -234,15 +164,9 @@ function StreamsGroupMemberMetadataValue$read(r: Reader, version: number): Strea
     f = "userEndpoint";
     const $userEndpoint = Endpoint$read(r, version);
     f = "clientTags";
-    {
-      const n = r.compactArrayLength(3);
-      const a = new Array<KeyValue>(n);
-      for (i = 0; i < n; i++) {
-        a[i] = KeyValue$read(r, version);
-      }
-      i = -1;
-      $clientTags = a;
-    }
+    const $clientTags = new Array<KeyValue>(r.compactArrayLength(3));
+    for (i = 0; i < $clientTags.length; i++) $clientTags[i] = KeyValue$read(r, version);
+    i = -1;
     f = "";
     const unknown = r.taggedSection();
     const o: StreamsGroupMemberMetadataValue = {
@@ -270,14 +194,8 @@ function Endpoint$size(v: Endpoint, _version: number, lens: number[]): number {
     f = "host";
     size += sizeCompactString(v.host, lens);
     size += 4;
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -291,10 +209,7 @@ function Endpoint$write(w: Writer, v: Endpoint, _version: number): void {
     w.compactString(v.host);
     f = "port";
     w.int32(v.port);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -333,14 +248,8 @@ function KeyValue$size(v: KeyValue, _version: number, lens: number[]): number {
     size += sizeCompactString(v.key, lens);
     f = "value";
     size += sizeCompactString(v.value, lens);
-    let tagged = 0;
     f = "_unknownTaggedFields";
-    const unknown = ownUnknownTaggedFields(v);
-    if (unknown !== undefined) {
-      tagged += unknown.length;
-      size += sizeUnknownTaggedFields(unknown, []);
-    }
-    size += uvarintSize(tagged);
+    size += sizeUnknownTaggedSection(v);
     return size;
   } catch (e) {
     throw withPath(e, f, -1, -1, false);
@@ -354,10 +263,7 @@ function KeyValue$write(w: Writer, v: KeyValue, _version: number): void {
     w.compactString(v.key);
     f = "value";
     w.compactString(v.value);
-    const unknown = ownUnknownTaggedFields(v);
-    const tagged = unknown === undefined ? 0 : unknown.length;
-    w.uvarint(tagged);
-    if (unknown !== undefined) w.unknownTaggedFields(unknown, 0, Infinity);
+    writeUnknownTaggedSection(w, v);
   } catch (e) {
     throw withPath(e, f, -1, w.pos, false);
   }
@@ -427,12 +333,7 @@ export const createEndpoint = /*@__PURE__*/ tableCreate<Endpoint>(StreamsGroupMe
 export const createKeyValue = /*@__PURE__*/ tableCreate<KeyValue>(StreamsGroupMemberMetadataValue$fields, "KeyValue");
 
 /**
- * The codec of StreamsGroupMemberMetadataValue: encode, decode, size, create and Kafka's JSON form, for versions 0.
- *
- * StreamsGroupMemberMetadataValue: a Kafka data message.
- *
- * - Valid versions: 0; flexible versions: 0+.
- * - Source: `schemas/StreamsGroupMemberMetadataValue.json`.
+ * The codec of StreamsGroupMemberMetadataValue (see its interface): encode, decode, size, create and Kafka's JSON form, for versions 0.
  */
 export const StreamsGroupMemberMetadataValue: MessageCodec<StreamsGroupMemberMetadataValue, null> =
   /*@__PURE__*/ defineMessage<StreamsGroupMemberMetadataValue, null>({

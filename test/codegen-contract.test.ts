@@ -41,8 +41,12 @@ function importedNames(dir: string, specifier: string): Set<string> {
 
 const V1 = path.join(REPO_ROOT, "src", "codegen", "v1.ts");
 
-/** What generated X$toJson/X$fromJson and createX functions imported; generated code no longer has them. */
+/**
+ * What generated X$toJson/X$fromJson and createX functions imported (generated code no longer
+ * has them), and what size functions checked arrays with before `sizeArrayPrefix`.
+ */
 const LEGACY = [
+  "arrayLength",
   "Init",
   "initStruct",
   "initStructs",
@@ -91,7 +95,8 @@ describeShared("kafka-wire/codegen/v1 is exactly what generated code imports", "
         "FieldOptions",
         "TableDefault",
         // Kept for code generated before Kafka's JSON form and createX moved into the runtime
-        // (driven by the field table): its X$toJson/X$fromJson and createX functions import these.
+        // (driven by the field table): its X$toJson/X$fromJson and createX functions import these;
+        // and for size functions generated before an array's prefix was measured by the runtime.
         ...LEGACY,
       ]),
     ];

@@ -30,6 +30,61 @@ export function importLine(code: Code, names: readonly string[], specifier: stri
   code.list("import { ", names, ` } from ${stringLiteral(specifier)};`);
 }
 
+/** A statement that can stand alone after `if (…)`, `else` or `for (…)` (no declaration, no control statement, no comment). */
+const SIMPLE_STATEMENT = /^(?!(?:if|for|else|while|do|try|const|let|var|function|class)\b|\/\/|\{|\})[^]*;$/;
+
+/**
+ * `lines` (a complete piece of code laid out by {@link Code}) with the braces of each `if`,
+ * `else` and `for` whose body is one simple statement removed, as prettier keeps code written
+ * without them: `if (c) x;` (`if (c)`, then the statement one level deeper, when that is too
+ * long), `else y;` on the next line. An `if` keeps its braces when its `else` needs them (one
+ * style per `if`); a nested `if` keeps them too (no dangling `else`).
+ */
+export function braceless(lines: readonly string[]): string[] {
+  const out: string[] = [];
+  const indentOf = (l: string): number => l.length - l.trimStart().length;
+  /** The one simple statement of the block opened at `k` (its `}` line after), or undefined. */
+  const single = (k: number): { statement: string; end: number } | undefined => {
+    const inner = lines[k + 1];
+    const end = lines[k + 2];
+    const indent = indentOf(lines[k]!);
+    if (inner === undefined || end === undefined || indentOf(inner) !== indent + 2) return undefined;
+    if (indentOf(end) !== indent || !end.trimStart().startsWith("}")) return undefined;
+    const statement = inner.trimStart();
+    return SIMPLE_STATEMENT.test(statement) ? { statement, end: k + 2 } : undefined;
+  };
+  const clause = (pad: string, head: string, statement: string): void => {
+    const one = `${pad}${head} ${statement}`;
+    if (one.length <= PRINT_WIDTH) out.push(one);
+    else out.push(`${pad}${head}`, `${pad}  ${statement}`);
+  };
+  for (let k = 0; k < lines.length; k++) {
+    const line = lines[k]!;
+    const head = /^(\s*)((?:if|for) \(.*\)) \{$/.exec(line);
+    const then = head ? single(k) : undefined;
+    if (!head || !then) {
+      out.push(line);
+      continue;
+    }
+    const pad = head[1]!;
+    const close = lines[then.end]!.trimStart();
+    if (close === "}") {
+      clause(pad, head[2]!, then.statement);
+      k = then.end;
+      continue;
+    }
+    const otherwise = close === "} else {" ? single(then.end) : undefined;
+    if (otherwise === undefined || lines[otherwise.end]!.trimStart() !== "}") {
+      out.push(line);
+      continue;
+    }
+    clause(pad, head[2]!, then.statement);
+    clause(pad, "else", otherwise.statement);
+    k = otherwise.end;
+  }
+  return out;
+}
+
 export class Code {
   private readonly lines: string[] = [];
   private depth = 0;
@@ -167,28 +222,43 @@ export class Code {
       otherwise?.(ctx);
       return;
     }
-    for (const code of codes) {
+    const heads = codes.map((code) => {
       code.line(`if (${c.expr}) {`);
       code.depth++;
-    }
+      return code.lines.length;
+    });
     body(c.inside);
+    // Where the body left a builder empty, its `if` goes, or becomes the else branch's own.
+    const thenEmpty = codes.map((code, k) => code.lines.length === heads[k]);
+    const dropped = codes.map(() => false);
     if (otherwise) {
-      const marks = codes.map((code) => {
+      const rest = c.outside === null ? undefined : condition(c.outside, ctx);
+      const negated = rest?.kind === "check" ? rest.expr : `!(${c.expr})`;
+      const marks = codes.map((code, k) => {
         code.depth--;
         const before = code.lines.length;
-        code.line("} else {");
+        if (thenEmpty[k]) code.lines[before - 1] = `${"  ".repeat(code.depth)}if (${negated}) {`;
+        else code.line("} else {");
         code.depth++;
         return { before, mark: code.lines.length };
       });
       otherwise(c.outside ?? ctx);
       codes.forEach((code, k) => {
-        if (code.lines.length === marks[k]!.mark) code.lines.length = marks[k]!.before;
+        if (code.lines.length !== marks[k]!.mark) return;
+        code.lines.length = marks[k]!.before - (thenEmpty[k] ? 1 : 0);
+        dropped[k] = thenEmpty[k]!;
+      });
+    } else {
+      codes.forEach((code, k) => {
+        if (!thenEmpty[k]) return;
+        code.lines.length--;
+        dropped[k] = true;
       });
     }
-    for (const code of codes) {
+    codes.forEach((code, k) => {
       code.depth--;
-      code.line("}");
-    }
+      if (!dropped[k]) code.line("}");
+    });
   }
 
   isEmpty(): boolean {
@@ -197,5 +267,10 @@ export class Code {
 
   toString(): string {
     return this.lines.join("\n");
+  }
+
+  /** The text with {@link braceless} blocks (for a complete function: every block is closed). */
+  toCompactString(): string {
+    return braceless(this.lines).join("\n");
   }
 }

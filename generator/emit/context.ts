@@ -123,7 +123,7 @@ export function structFunction(
     );
     fn.line("}");
   });
-  return fn.toString();
+  return fn.toCompactString();
 }
 
 /**

@@ -88,32 +88,65 @@ export class DecodeEmitter {
       } else if (isAlways(field)) {
         const body = new Code(BODY_DEPTH);
         this.readField(body, field, local, ctx, false);
-        const text = body.toString();
-        // A value read in every version by one expression becomes a const.
-        const single = !text.includes("\n") && text.startsWith(`${local} = `);
-        if (!single) read.line(`let ${local}: ${tsFieldType(field)};`);
+        let text = body.toString();
+        // A value read in every version and assigned once, first, becomes a const.
+        const single =
+          text.startsWith(`${local} = `) &&
+          !text
+            .split("\n")
+            .slice(1)
+            .some((l) => l.trimStart().startsWith(`${local} = `));
+        if (single) {
+          // Again, with the declaration: lines are laid out with it.
+          const declared = new Code(BODY_DEPTH);
+          this.readField(declared, field, local, ctx, false, "const ");
+          text = declared.toString();
+        } else {
+          read.line(`let ${local}: ${tsFieldType(field)};`);
+        }
         reads.push(() => {
           read.line(fieldMark(field));
-          if (single) read.line(`const ${text}`);
-          else read.append(text);
+          read.append(text);
         });
       } else {
-        read.line(`let ${local}: ${tsFieldType(field)};`);
         const regular = regularVersions(field);
+        const type = tsFieldType(field);
+        const fallback = literal(field.default, field);
         const readRegular = (c: Versions): void => {
           read.line(fieldMark(field));
           this.readField(read, field, local, c, false);
         };
         if (field.tag !== null) {
           // Tagged fields start at their default; the tagged section below may replace it.
-          reads.push(() => read.line(`${local} = ${literal(field.default, field)};`));
-          if (!regular.isEmpty()) reads.push(() => read.ifVersion(regular, ctx, readRegular));
-        } else {
-          // The default is built only in versions that lack the field.
-          reads.push(() =>
-            read.ifVersion(regular, ctx, readRegular, () => read.line(`${local} = ${literal(field.default, field)};`)),
-          );
+          if (regular.isEmpty()) {
+            read.line(`let ${local}: ${type} = ${fallback};`);
+          } else {
+            read.line(`let ${local}: ${type};`);
+            reads.push(() => read.line(`${local} = ${fallback};`));
+            reads.push(() => read.ifVersion(regular, ctx, readRegular));
+          }
+          continue;
         }
+        const present = condition(regular, ctx);
+        if (present.kind === "never") {
+          reads.push(() => read.line(`const ${local} = ${fallback};`));
+          continue;
+        }
+        // Read by one expression where the field exists: a conditional, `f` set either way.
+        const single = new Code(BODY_DEPTH + 1);
+        if (present.kind === "check") this.readField(single, field, local, present.inside, false);
+        const value = single.toString();
+        const conditional =
+          present.kind === "check" && !value.includes("\n") && value.startsWith(`${local} = `) && !value.includes(" ? ")
+            ? `const ${local} = ${present.expr} ? ${value.slice(local.length + 3, -1)} : ${fallback};`
+            : undefined;
+        if (conditional !== undefined && read.fits(conditional)) {
+          reads.push(() => read.line(fieldMark(field)).line(conditional));
+          continue;
+        }
+        read.line(`let ${local}: ${type};`);
+        // The default is built only in versions that lack the field.
+        reads.push(() => read.ifVersion(regular, ctx, readRegular, () => read.line(`${local} = ${fallback};`)));
       }
     }
     for (const emit of reads) emit();
@@ -181,25 +214,39 @@ export class DecodeEmitter {
     );
   }
 
-  /** Emits `target = <read value>;`, flexible or not, nullable or not as `ctx` decides. */
-  private readField(code: Code, field: FieldSpec, target: string, ctx: Versions, tagged: boolean): void {
-    const nullableOrNot = (c: Versions, flexible: boolean): void => {
+  /**
+   * Emits `target = <read value>;`, flexible or not, nullable or not as `ctx` decides; `declare`
+   * (`const `) goes before the first assignment (for a value read without branches).
+   */
+  private readField(code: Code, field: FieldSpec, target: string, ctx: Versions, tagged: boolean, declare = ""): void {
+    const nullableOrNot = (c: Versions, flexible: (c: Versions) => Flexible): void => {
       code.ifVersion(
         field.nullableVersions,
         c,
-        (c2) => this.readValue(code, field.type, target, c2, flexible, true, tagged),
-        (c2) => this.readValue(code, field.type, target, c2, flexible, false, tagged),
+        (c2) => this.readValue(code, field.type, target, c2, flexible(c2), true, tagged, declare),
+        (c2) => this.readValue(code, field.type, target, c2, flexible(c2), false, tagged, declare),
       );
     };
     if (!encodingDependsOnFlexible(field.type)) {
-      nullableOrNot(ctx, false);
+      nullableOrNot(ctx, () => false);
+      return;
+    }
+    const t = field.type;
+    const flexible = this.ctx.flexibleVersions(field);
+    if (t.kind === "array" && !(t.element.kind === "primitive" && encodingDependsOnFlexible(t.element))) {
+      // Only the length prefix differs between flexible versions and others: one loop.
+      nullableOrNot(ctx, (c) => {
+        const compact = condition(flexible, c);
+        if (compact.kind !== "check") return compact.kind === "always";
+        return { expr: compact.expr, inside: compact.inside, outside: c.subtract(compact.inside) };
+      });
       return;
     }
     code.ifVersion(
-      this.ctx.flexibleVersions(field),
+      flexible,
       ctx,
-      (c) => nullableOrNot(c, true),
-      (c) => nullableOrNot(c, false),
+      (c) => nullableOrNot(c, () => true),
+      (c) => nullableOrNot(c, () => false),
     );
   }
 
@@ -208,62 +255,92 @@ export class DecodeEmitter {
     type: FieldType,
     target: string,
     ctx: Versions,
-    flexible: boolean,
+    flexible: Flexible,
     nullable: boolean,
     tagged: boolean,
+    declare = "",
   ): void {
     if (type.kind === "primitive") {
-      code.line(`${target} = r.${primitiveOps(type.name, flexible, nullable).read}();`);
+      code.line(`${declare}${target} = r.${primitiveOps(type.name, flexible === true, nullable).read}();`);
       return;
     }
     if (type.kind === "struct") {
       const read = `${type.struct.name}$read(r, version)`;
       // In a tagged field's payload the presence marker is an unsigned varint (see encode.ts).
       const present = tagged ? "r.uvarint() > 0" : "r.structPresent()";
-      code.line(nullable ? `${target} = ${present} ? ${read} : null;` : `${target} = ${read};`);
+      code.line(`${declare}${target} = ${nullable ? `${present} ? ${read} : null` : read};`);
       return;
     }
-    const min = minElementSize(type, this.ctx.spec.flexibleVersions, ctx);
-    const method = `${flexible ? "compact" : ""}${nullable ? "Nullable" : ""}ArrayLength`;
-    code.block("", () => {
-      code.line(`const n = r.${method[0]!.toLowerCase()}${method.slice(1)}(${min});`);
-      const element = type.element.kind === "primitive" ? PRIMITIVES[type.element.name] : undefined;
-      const bulk = element?.bulkRead; // int64: a bigint each, read by the Reader
-      const fill = (): void => {
-        if (element?.inlineRead !== undefined && element.fixedSize !== undefined) {
-          // The length check above covered n elements of this fixed size: one loop over the
-          // checked bytes, inline (a Reader call per small array cost as much as its reads).
-          const size = element.fixedSize;
-          code.line(`const a = new Array<number>(n);`);
-          code.lineOrBreak(
-            `for (let k = 0, q = r.pos; k < n; k++, q += ${size})`,
-            `a[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
-          );
-          code.line(size === 1 ? "r.pos += n;" : `r.pos += n * ${size};`);
-          code.line(`${target} = a;`);
-          return;
-        }
+    // The count, checked against the bytes that remain (at the fewest bytes an element takes).
+    const count = (compact: boolean, within: readonly Versions[]): string => {
+      const min = Math.min(...within.map((c) => minElementSize(type, this.ctx.spec.flexibleVersions, c)));
+      const method = `${compact ? "compact" : ""}${nullable ? "Nullable" : ""}ArrayLength`;
+      return `r.${method[0]!.toLowerCase()}${method.slice(1)}(${min})`;
+    };
+    const length =
+      typeof flexible === "boolean"
+        ? count(flexible, [ctx])
+        : `${flexible.expr} ? ${count(true, [flexible.inside])} : ${count(false, flexible.outside)}`;
+    const element = type.element.kind === "primitive" ? PRIMITIVES[type.element.name] : undefined;
+    const bulk = element?.bulkRead; // int64: a bigint each, read by the Reader
+    const elementFlexible = flexible === true; // elements do not depend on a flexible condition
+    /** Fills array `a` of `n` elements (`n`: an expression). */
+    const fill = (a: string, n: string): void => {
+      if (element?.inlineRead !== undefined && element.fixedSize !== undefined) {
+        // The length check covered n elements of this fixed size: one loop over the checked
+        // bytes, inline (a Reader call per small array cost as much as its reads).
+        const size = element.fixedSize;
+        const bound = n === "n" ? "" : `, n = ${n}`;
+        code.lineOrBreak(
+          `for (let k = 0${bound}, q = r.pos; k < n; k++, q += ${size})`,
+          `${a}[k] = ${element.inlineRead((j) => `r.buf[${j === 0 ? "q" : `q + ${j}`}]!`)};`,
+        );
+        code.line(size === 1 ? `r.pos += ${n};` : `r.pos += ${n} * ${size};`);
+        return;
+      }
+      // Exact size up front (the count is already checked against the bytes that remain).
+      code.block(`for (i = 0; i < ${n}; i++)`, () => {
+        this.readValue(code, type.element, `${a}[i]`, ctx, elementFlexible, false, tagged);
+      });
+      code.line("i = -1;");
+    };
+    const arrayType = `new Array<${tsTypeOf(type.element)}>`;
+    if (!nullable && bulk !== undefined) {
+      // The length check covered n elements of this fixed size: read them in one go.
+      code.list(`${declare}${target} = r.${bulk}(`, [length], ");");
+      return;
+    }
+    if (!nullable && !tagged) {
+      // Straight into the field's local (a tagged field's is shared with the section's callback: kept out of loops).
+      code.list(`${declare}${target} = ${arrayType}(`, [length], ");");
+      fill(target, `${target}.length`);
+      return;
+    }
+    const body = (): void => {
+      code.line(`const n = ${length};`);
+      const filled = (): void => {
         if (bulk !== undefined) {
-          // The length check above covered n elements of this fixed size: read them in one go.
           code.line(`${target} = r.${bulk}(n);`);
           return;
         }
-        // Exact size up front (the count is already checked against the bytes that remain).
-        code.line(`const a = new Array<${tsTypeOf(type.element)}>(n);`);
-        code.block(`for (i = 0; i < n; i++)`, () => {
-          this.readValue(code, type.element, "a[i]", ctx, flexible, false, tagged);
-        });
-        code.line("i = -1;");
+        code.line(`const a = ${arrayType}(n);`);
+        fill("a", "n");
         code.line(`${target} = a;`);
       };
-      if (nullable) {
-        code.ifElse("if (n < 0)", () => code.line(`${target} = null;`), fill);
-      } else {
-        fill();
-      }
-    });
+      if (nullable) code.ifElse("if (n < 0)", () => code.line(`${target} = null;`), filled);
+      else filled();
+    };
+    // A scope of its own for `n` and `a`, unless the tagged field's block gives one.
+    if (tagged) body();
+    else code.block("", body);
   }
 }
+
+/**
+ * Whether an array's length prefix is compact: always, never, or under `expr` (true in versions
+ * `inside`, false in `outside`).
+ */
+type Flexible = boolean | { readonly expr: string; readonly inside: Versions; readonly outside: readonly Versions[] };
 
 /**
  * Runs of fixed-size fields read in every version of `ctx` (fields absent in all of them take

@@ -5,7 +5,7 @@
  */
 
 import type { FieldSpec, FieldType, StructSpec } from "../schema/model.js";
-import type { Versions } from "../schema/versions.js";
+import { condition, type Versions } from "../schema/versions.js";
 import {
   encodingDependsOnFlexible,
   fixedSizeOf,
@@ -27,8 +27,11 @@ interface Out {
 
 /** How a value is encoded where it is emitted. */
 interface Mode {
-  /** Compact lengths (a flexible version). */
-  readonly flexible: boolean;
+  /**
+   * Compact lengths (a flexible version); for an array, also the condition (`version >= 12`)
+   * under which they are compact, when only its length prefix depends on it.
+   */
+  readonly flexible: boolean | string;
   readonly nullable: boolean;
   /**
    * Inside a tagged field's payload: Kafka writes a nullable struct's presence marker there as
@@ -106,6 +109,20 @@ export class EncodeEmitter {
     const flexible = this.ctx.spec.flexibleVersions;
     const rt = (name: string): string => this.ctx.rt(name);
     const knownTags = `[${tagged.map((f) => f.tag).join(", ")}]`;
+    if (tagged.length === 0) {
+      // Only unknown tagged fields: the runtime measures and writes them.
+      if (flexible.intersect(ctx).isEmpty()) return;
+      size.line('f = "_unknownTaggedFields";');
+      size.ifVersion(
+        flexible,
+        ctx,
+        () => size.line(`size += ${rt("sizeUnknownTaggedSection")}(v);`),
+        // Kafka refuses to drop tagged fields silently in a version without them, and so do we.
+        () => size.line(`${rt("checkNoTaggedFields")}(${rt("ownUnknownTaggedFields")}(v), version);`),
+      );
+      write.ifVersion(flexible, ctx, () => write.line(`${rt("writeUnknownTaggedSection")}(w, v);`));
+      return;
+    }
     Code.ifVersionAll(
       [size, write],
       flexible,
@@ -115,8 +132,12 @@ export class EncodeEmitter {
         write.line(`const unknown = ${rt("ownUnknownTaggedFields")}(v);`);
         write.line(`${tagged.length > 0 ? "let" : "const"} tagged = unknown === undefined ? 0 : unknown.length;`);
         for (const field of tagged) {
-          write.ifVersion(field.taggedVersions, c, () =>
-            write.line(`if (${not(this.defaults.isDefault(field, `v.${field.propertyName}`))}) tagged++;`),
+          const notDefault = not(this.defaults.isDefault(field, `v.${field.propertyName}`));
+          const inVersion = condition(field.taggedVersions, c);
+          if (inVersion.kind === "never") continue;
+          write.lineOrBreak(
+            `if (${inVersion.kind === "check" ? `${inVersion.expr} && ${notDefault}` : notDefault})`,
+            "tagged++;",
           );
         }
         write.line("w.uvarint(tagged);");
@@ -169,37 +190,50 @@ export class EncodeEmitter {
    */
   private encodeField(out: Out, field: FieldSpec, x: string, ctx: Versions, tagged: boolean): void {
     const codes = codesOf(out);
-    const nullableOrNot = (c: Versions, flexible: boolean): void =>
+    const local = `$${field.propertyName}`;
+    const nullableOrNot = (c: Versions, flexible: (c: Versions) => boolean | string): void =>
       Code.ifVersionAll(
         codes,
         field.nullableVersions,
         c,
-        (c2) => this.encodeValue(out, field.type, x, c2, { flexible, nullable: true, tagged }),
+        (c2) => this.encodeValue(out, field.type, x, c2, { flexible: flexible(c2), nullable: true, tagged }, local),
         // The TypeScript type admits null (nullable in other versions); the size functions reject it at run time.
         (c2) =>
-          this.encodeValue(out, field.type, field.nullableVersions.isEmpty() ? x : `${x}!`, c2, {
-            flexible,
-            nullable: false,
-            tagged,
-          }),
+          this.encodeValue(
+            out,
+            field.type,
+            field.nullableVersions.isEmpty() ? x : `${x}!`,
+            c2,
+            { flexible: flexible(c2), nullable: false, tagged },
+            local,
+          ),
       );
     if (!encodingDependsOnFlexible(field.type)) {
-      nullableOrNot(ctx, false);
+      nullableOrNot(ctx, () => false);
+      return;
+    }
+    if (field.type.kind === "array" && !elementDependsOnFlexible(field.type.element)) {
+      // Only the length prefix differs between flexible versions and others: one loop.
+      nullableOrNot(ctx, (c) => {
+        const compact = condition(this.ctx.flexibleVersions(field), c);
+        return compact.kind === "check" ? compact.expr : compact.kind === "always";
+      });
       return;
     }
     Code.ifVersionAll(
       codes,
       this.ctx.flexibleVersions(field),
       ctx,
-      (c) => nullableOrNot(c, true),
-      (c) => nullableOrNot(c, false),
+      (c) => nullableOrNot(c, () => true),
+      (c) => nullableOrNot(c, () => false),
     );
   }
 
-  private encodeValue(out: Out, type: FieldType, x: string, ctx: Versions, mode: Mode): void {
+  /** `local`: the name an array's value gets. */
+  private encodeValue(out: Out, type: FieldType, x: string, ctx: Versions, mode: Mode, local: string): void {
     const { size, target, write } = out;
     if (type.kind === "primitive") {
-      const ops = primitiveOps(type.name, mode.flexible, mode.nullable);
+      const ops = primitiveOps(type.name, mode.flexible === true, mode.nullable);
       if (typeof ops.size === "number") size?.line(`${target} += ${ops.size};`);
       else size?.line(`${target} += ${this.ctx.rt(ops.size.fn)}(${x}${ops.size.lens ? ", lens" : ""});`);
       write?.line(`w.${ops.write}(${x});`);
@@ -231,48 +265,84 @@ export class EncodeEmitter {
       }
       return;
     }
-    this.encodeArray(out, type.element, x, ctx, mode);
+    this.encodeArray(out, type.element, x, ctx, mode, local);
   }
 
-  /** An array: its length (compact: unsigned varint length+1, 0 for null; classic: int32, -1 for null), then each element. */
-  private encodeArray(out: Out, element: FieldType, x: string, ctx: Versions, mode: Mode): void {
+  /**
+   * An array: its length (compact: unsigned varint length+1, 0 for null; classic: int32, -1 for
+   * null), then each element. `a`: the array's local name.
+   */
+  private encodeArray(out: Out, element: FieldType, x: string, ctx: Versions, mode: Mode, a: string): void {
     const { size, target, write } = out;
     const fixed = fixedSizeOf(element);
     const bulk = element.kind === "primitive" ? PRIMITIVES[element.name].bulkWrite : undefined;
-    const open = (code: Code | undefined, body: () => void): void => (code ? void code.block("", body) : body());
-    open(size, () =>
-      open(write, () => {
-        size?.line(`const a = ${x};`);
-        write?.line(`const a = ${x};`);
-        if (mode.nullable) {
-          size?.openElse(`if (a === null)`, () => size.line(`${target} += ${mode.flexible ? 1 : 4};`));
-          write?.openElse(`if (a === null)`, () => write.line(mode.flexible ? "w.uvarint(0);" : "w.int32(-1);"));
-        }
-        size?.line(`const n = ${this.ctx.rt("arrayLength")}(a);`);
-        size?.line(`${target} += ${mode.flexible ? `${this.ctx.rt("uvarintSize")}(n + 1)` : "4"};`);
-        if (fixed !== undefined) size?.line(`${target} += n * ${fixed};`);
-        write?.line(mode.flexible ? `w.uvarint(a.length + 1);` : `w.int32(a.length);`);
-        if (bulk !== undefined) write?.line(`w.${bulk}(a);`);
-        // Elements one by one where neither a product nor a bulk write does.
-        const loopSize = fixed === undefined ? size : undefined;
-        const loopWrite = bulk === undefined ? write : undefined;
-        const elementMode = { ...mode, nullable: false };
-        const loop = (code: Code | undefined, head: string, body: () => void): void =>
-          code ? void code.block(head, body) : body();
-        if (loopSize || loopWrite) {
-          loop(loopSize, "for (i = 0; i < n; i++)", () =>
-            loop(loopWrite, "for (i = 0; i < a.length; i++)", () =>
-              this.encodeValue({ size: loopSize, target, write: loopWrite }, element, "a[i]!", ctx, elementMode),
-            ),
-          );
-          loopSize?.line("i = -1;");
-          loopWrite?.line("i = -1;");
-        }
-        if (mode.nullable) {
-          size?.close();
-          write?.close();
-        }
-      }),
-    );
+    const flex = mode.flexible;
+    /** The size expression for compact and classic lengths. */
+    const pick = (compact: () => string, classic: () => string): string =>
+      flex === true ? compact() : flex === false ? classic() : `${flex} ? ${compact()} : ${classic()}`;
+    /** The write statement for compact and classic lengths. */
+    const writeLength = (compact: string, classic: string): void => {
+      if (typeof flex === "boolean") write!.line(flex ? compact : classic);
+      else
+        write!.ifElse(
+          `if (${flex})`,
+          () => write!.line(compact),
+          () => write!.line(classic),
+        );
+    };
+    size?.line(`const ${a} = ${x};`);
+    write?.line(`const ${a} = ${x};`);
+    if (mode.nullable) {
+      size?.openElse(`if (${a} === null)`, () =>
+        size.line(
+          `${target} += ${pick(
+            () => "1",
+            () => "4",
+          )};`,
+        ),
+      );
+      write?.openElse(`if (${a} === null)`, () => writeLength("w.uvarint(0);", "w.int32(-1);"));
+    }
+    if (size) {
+      const compact = (): string => `${this.ctx.rt("sizeCompactArrayPrefix")}(${a})`;
+      const classic = (): string => `${this.ctx.rt("sizeArrayPrefix")}(${a})`;
+      const one = `${target} += ${flex} ? sizeCompactArrayPrefix(${a}) : sizeArrayPrefix(${a});`;
+      // One line, or a statement each (as a long conditional expression is not laid out here).
+      if (typeof flex === "string" && !size.fits(one))
+        size.ifElse(
+          `if (${flex})`,
+          () => size.line(`${target} += ${compact()};`),
+          () => size.line(`${target} += ${classic()};`),
+        );
+      else size.line(`${target} += ${pick(compact, classic)};`);
+    }
+    if (fixed !== undefined) size?.line(`${target} += ${a}.length * ${fixed};`);
+    if (write) writeLength(`w.uvarint(${a}.length + 1);`, `w.int32(${a}.length);`);
+    if (bulk !== undefined) write?.line(`w.${bulk}(${a});`);
+    // Elements one by one where neither a product nor a bulk write does.
+    const loopSize = fixed === undefined ? size : undefined;
+    const loopWrite = bulk === undefined ? write : undefined;
+    // Elements do not depend on the flexible condition (else the caller branches on it).
+    const elementMode = { ...mode, flexible: flex === true, nullable: false };
+    const loop = (code: Code | undefined, body: () => void): void =>
+      code ? void code.block(`for (i = 0; i < ${a}.length; i++)`, body) : body();
+    if (loopSize || loopWrite) {
+      loop(loopSize, () =>
+        loop(loopWrite, () =>
+          this.encodeValue({ size: loopSize, target, write: loopWrite }, element, `${a}[i]!`, ctx, elementMode, a),
+        ),
+      );
+      loopSize?.line("i = -1;");
+      loopWrite?.line("i = -1;");
+    }
+    if (mode.nullable) {
+      size?.close();
+      write?.close();
+    }
   }
+}
+
+/** Whether the code of an array's elements differs between flexible versions and others (compact strings, bytes). */
+function elementDependsOnFlexible(element: FieldType): boolean {
+  return element.kind === "primitive" && encodingDependsOnFlexible(element);
 }

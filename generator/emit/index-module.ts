@@ -79,11 +79,17 @@ function indexModule(
   code.line(
     "/** Every message's field table (`<Name>$fields`), by message name: for interpreters such as `decodeWithSpans`. */",
   );
-  code.list(
-    "export const fieldTables = { ",
-    names.map((n) => `${n}: ${n}$fields`),
-    " } as const;",
-  );
+  const tables = names.map((n) => `${n}: ${n}$fields`);
+  if (code.fits(`export const fieldTables = { ${tables.join(", ")} } as const;`)) {
+    code.list("export const fieldTables = { ", tables, " } as const;");
+  } else {
+    // A property too long for its line has its value on the next one, as prettier breaks it.
+    code.nest(
+      "export const fieldTables = {",
+      () => names.forEach((n) => code.lineOrBreak(`${n}:`, `${n}$fields,`)),
+      "} as const;",
+    );
+  }
   return `${code}\n`;
 }
 

@@ -15,7 +15,7 @@ import { createFunction, createName, Defaults } from "./defaults.js";
 import { EncodeEmitter } from "./encode.js";
 import { emitTable, tableName } from "./table.js";
 import { RUNTIME_TYPES } from "../schema/reserved-names.js";
-import { fieldDocs, header, jsDoc, messageDocs, structDocs } from "./names.js";
+import { fieldDoc, header, jsDoc, structDocs } from "./names.js";
 
 export type { EmitOptions } from "./context.js";
 
@@ -54,7 +54,7 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
   body.line("");
   body.append(creates.join("\n\n"));
   body.line("");
-  emitCodec(body, spec, options.sourceLabel);
+  emitCodec(body, spec);
   // The import last: only now is every runtime name the module uses known.
   ctx.rt("defineMessage");
   ctx.rt("MessageCodec");
@@ -66,12 +66,11 @@ export function emitMessage(spec: MessageSpec, options: EmitOptions): string {
 }
 
 /** The codec: what the module exports under the message's name. */
-function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
-  code.append(
-    jsDoc(
-      `The codec of ${s.name}: encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.\n\n${messageDocs(s, sourceLabel)}`,
-    ),
-  );
+function emitCodec(code: Code, s: MessageSpec): void {
+  // The message's facts are documented once, on its interface.
+  const doc = `The codec of ${s.name} (see its interface): encode, decode, size, create and Kafka's JSON form, for versions ${s.validVersions}.`;
+  const one = jsDoc(doc);
+  code.append(code.fits(one) ? one : jsDoc(`\n${doc}`));
   // The api key as a literal type: `MetadataRequest.apiKey` is `3`, not `number | null`.
   const apiKey = s.apiKey === null ? "null" : String(s.apiKey);
   // Laid out as prettier does: the type arguments go on lines of their own when the line is too long.
@@ -93,12 +92,31 @@ function emitCodec(code: Code, s: MessageSpec, sourceLabel: string): void {
   const call = `defineMessage<${s.name}, ${apiKey}>(`;
   if (code.fits(`${head}${s.name}, ${apiKey}>({`)) {
     code.nest(`${head.slice(0, -"defineMessage<".length)}${call}{`, fields, "});");
+  } else if (code.fits(`${head}${s.name}, ${apiKey}>(`)) {
+    // The object no longer hugs the parenthesis.
+    code.line(`${head.slice(0, -"defineMessage<".length)}${call}`);
+    code.indented(() => code.nest("{", fields, "},"));
+    code.line(");");
   } else if (code.fits(head)) {
     code.line(head).indented(() => code.line(`${s.name},`).line(apiKey));
     code.nest(">({", fields, "});");
-  } else {
+  } else if (code.fits(`export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> =`)) {
     code.line(`export const ${s.name}: MessageCodec<${s.name}, ${apiKey}> =`);
     code.indented(() => code.nest(`/*@__PURE__*/ ${call}{`, fields, "});"));
+  } else {
+    // Even the declaration is too long: its type arguments go on lines of their own, then the call's.
+    code.line(`export const ${s.name}: MessageCodec<`).indented(() => code.line(`${s.name},`).line(apiKey));
+    if (code.fits(`> = /*@__PURE__*/ ${call}{`)) {
+      code.nest(`> = /*@__PURE__*/ ${call}{`, fields, "});");
+    } else if (code.fits(`> = /*@__PURE__*/ ${call}`)) {
+      // The object no longer hugs the parenthesis.
+      code.line(`> = /*@__PURE__*/ ${call}`);
+      code.indented(() => code.nest("{", fields, "},"));
+      code.line(");");
+    } else {
+      code.line("> = /*@__PURE__*/ defineMessage<").indented(() => code.line(`${s.name},`).line(apiKey));
+      code.nest(">({", fields, "});");
+    }
   }
 }
 
@@ -122,7 +140,7 @@ function emitInterface(code: Code, ctx: ModuleContext, struct: StructSpec): void
   code.append(jsDoc(structDocs(ctx.spec, struct, ctx.options.sourceLabel)));
   code.block(`export interface ${struct.name}`, () => {
     for (const f of struct.fields) {
-      code.append(jsDoc(fieldDocs(f)));
+      code.append(fieldDoc(f, (line) => code.fits(line)));
       code.line(`${f.propertyName}: ${tsFieldType(f)};`);
     }
     if (ctx.keepsUnknownTaggedFields(struct)) {

@@ -47,10 +47,12 @@ export function jsDoc(text: string): string {
   return ["/**", ...lines.slice(start).map((l) => (l.length > 0 ? ` * ${l}` : " *")), " */"].join("\n");
 }
 
-/** A field's documentation: its `about`, then its versions and wire facts. */
-export function fieldDocs(field: FieldSpec): string {
-  const lines: string[] = [];
-  if (field.about) lines.push(field.about);
+/**
+ * A field's doc comment: its `about`, then its versions and wire facts in one sentence (with a
+ * note on how some wire types are represented): one line when that fits at the field's depth
+ * (`fits`; an `about` without a closing stop gets a full stop), else each on lines of its own.
+ */
+export function fieldDoc(field: FieldSpec, fits: (line: string) => boolean): string {
   const facts = [`Versions: ${field.versions}`];
   if (!field.nullableVersions.isEmpty()) facts.push(`nullable in ${field.nullableVersions}`);
   if (field.tag !== null) facts.push(`tagged field ${field.tag} in ${field.taggedVersions}`);
@@ -58,14 +60,20 @@ export function fieldDocs(field: FieldSpec): string {
   if (field.entityType) facts.push(`entity type ${field.entityType}`);
   facts.push(`wire type ${schemaTypeName(field.type)}`);
   if (field.defaultText !== null) facts.push(`default ${field.defaultText}`);
-  lines.push("", facts.join("; ") + ".");
+  let wire = facts.join("; ") + ".";
   const t = field.type;
-  if (t.kind === "primitive" && t.name === "int64") lines.push("int64 as a bigint (exact beyond 2^53).");
+  if (t.kind === "primitive" && t.name === "int64") wire += " int64 as a bigint (exact beyond 2^53).";
   if (t.kind === "primitive" && t.name === "uuid")
-    lines.push("Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.");
+    wire += " Kafka's 22-character URL-safe base64 form, as `Uuid.toString()`.";
   if (t.kind === "primitive" && (t.name === "bytes" || t.name === "records"))
-    lines.push("Decoded as a view into the input bytes (zero-copy).");
-  return lines.join("\n");
+    wire += " Decoded as a view into the input bytes (zero-copy).";
+  const about = field.about.trimEnd();
+  if (about === "") return jsDoc(wire);
+  if (!/[\r\n]/.test(about)) {
+    const one = jsDoc(`${about}${/[.!?:]$/.test(about) ? "" : "."} ${wire}`);
+    if (fits(one)) return one;
+  }
+  return jsDoc(`${about}\n${wire}`);
 }
 
 /** A struct's documentation (the message's for the top level). */

@@ -92,15 +92,17 @@ function rowLines(field: FieldSpec, indent: string): string[] {
   return lines;
 }
 
-function structRows(struct: StructSpec): string[] {
+/** A struct's rows, the object at `pad`. */
+function structRows(struct: StructSpec, pad: string): string[] {
+  const key = `${pad}    ${struct.name}:`;
   // Prettier keeps a key unquoted when it is an identifier; struct names always are.
-  if (struct.fields.length === 0) return [`    ${struct.name}: [],`];
+  if (struct.fields.length === 0) return [`${key} [],`];
   // Prettier breaks an array of two or more arrays; one that fits the width stays on its line.
   if (struct.fields.length === 1) {
-    const line = `    ${struct.name}: [${row(struct.fields[0]!)}],`;
+    const line = `${key} [${row(struct.fields[0]!)}],`;
     if (line.length <= PRINT_WIDTH) return [line];
   }
-  return [`    ${struct.name}: [`, ...struct.fields.flatMap((f) => rowLines(f, "      ")), "    ],"];
+  return [`${key} [`, ...struct.fields.flatMap((f) => rowLines(f, `${pad}      `)), `${pad}    ],`];
 }
 
 /** The table's declaration (the runtime's `MessageTable` type is imported by the module). */
@@ -110,15 +112,19 @@ export function emitTable(ctx: ModuleContext): string {
     `The field table of ${s.name}: its schema as data, for interpreters (decoding with byte spans,\n` +
       "Kafka's JSON form). Rows are `[property, type, versions, options?]`; see `MessageTable` in the runtime.",
   );
+  const head = `export const ${tableName(s)}: ${ctx.rt("MessageTable")} =`;
+  // As prettier breaks a declaration too long for its `{`: the object on the next line, one level deeper.
+  const broken = `${head} {`.length > PRINT_WIDTH;
+  const pad = broken ? "  " : "";
   return [
     doc.replace(/\n$/, ""),
-    `export const ${tableName(s)}: ${ctx.rt("MessageTable")} = {`,
-    `  name: ${JSON.stringify(s.name)},`,
-    `  validVersions: "${s.validVersions}",`,
-    `  flexibleVersions: "${s.flexibleVersions}",`,
-    "  structs: {",
-    ...s.structs.flatMap(structRows),
-    "  },",
-    "};",
+    ...(broken ? [head, `${pad}{`] : [`${head} {`]),
+    `${pad}  name: ${JSON.stringify(s.name)},`,
+    `${pad}  validVersions: "${s.validVersions}",`,
+    `${pad}  flexibleVersions: "${s.flexibleVersions}",`,
+    `${pad}  structs: {`,
+    ...s.structs.flatMap((struct) => structRows(struct, pad)),
+    `${pad}  },`,
+    `${pad}};`,
   ].join("\n");
 }

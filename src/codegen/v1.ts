@@ -43,7 +43,9 @@ export {
   checkStruct,
   ownUnknownTaggedFields,
   reserveLen,
+  sizeArrayPrefix,
   sizeBytes,
+  sizeCompactArrayPrefix,
   sizeCompactBytes,
   sizeCompactNullableBytes,
   sizeCompactNullableString,
@@ -52,7 +54,9 @@ export {
   sizeNullableString,
   sizeString,
   sizeUnknownTaggedFields,
+  sizeUnknownTaggedSection,
   uvarintSize,
+  writeUnknownTaggedSection,
 } from "../runtime/writer.js";
 export {
   checkJsonKeys,

@@ -178,6 +178,17 @@ export function arrayLength(a: readonly unknown[]): number {
   return a.length;
 }
 
+/** Size of a classic array's length prefix (an int32: 4), after checking the value as {@link arrayLength} does. */
+export function sizeArrayPrefix(a: readonly unknown[]): number {
+  arrayLength(a);
+  return 4;
+}
+
+/** Size of a compact array's length prefix (an unsigned varint of length+1), after checking the value as {@link arrayLength} does. */
+export function sizeCompactArrayPrefix(a: readonly unknown[]): number {
+  return uvarintSize(arrayLength(a) + 1);
+}
+
 /** Size of a compact array's length prefix. */
 export function sizeCompactArrayLength(n: number): number {
   return uvarintSize(n + 1);
@@ -203,6 +214,31 @@ export function checkNoTaggedFields(fields: readonly UnknownTaggedField[] | unde
       -1,
     );
   }
+}
+
+const NO_TAGS: readonly number[] = [];
+
+/**
+ * Size of the tagged-field section of a struct that has no known tagged fields: the count and
+ * its unknown tagged fields (checked as {@link sizeUnknownTaggedFields} does).
+ */
+export function sizeUnknownTaggedSection(v: { readonly _unknownTaggedFields?: UnknownTaggedField[] }): number {
+  const unknown = ownUnknownTaggedFields(v);
+  return unknown === undefined ? 1 : sizeUnknownTaggedFields(unknown, NO_TAGS) + uvarintSize(unknown.length);
+}
+
+/** Writes what {@link sizeUnknownTaggedSection} measured: the count, then each unknown tagged field. */
+export function writeUnknownTaggedSection(
+  w: Writer,
+  v: { readonly _unknownTaggedFields?: UnknownTaggedField[] },
+): void {
+  const unknown = ownUnknownTaggedFields(v);
+  if (unknown === undefined) {
+    w.uvarint(0);
+    return;
+  }
+  w.uvarint(unknown.length);
+  w.unknownTaggedFields(unknown, 0, Infinity);
 }
 
 /** Reserves a slot in `lens` for a size known only after measuring what follows. */

@@ -44,6 +44,63 @@ describeShared("Kafka's schemas", "kafka-schemas", (schemas) => {
   }, 120_000);
 });
 
+/**
+ * A request named `Long…Request` with `length` characters and api key `apiKey`, with a struct
+ * array and a tagged array: a long name pushes the codec's declaration, the field table's and
+ * the index's lines past the print width.
+ */
+function longNamedSchema(length: number, apiKey: number): { name: string; json: string } {
+  const name = `Long${apiKey}`.padEnd(length - "Request".length, "x") + "Request";
+  const json = {
+    apiKey,
+    type: "request",
+    listeners: ["broker"],
+    name,
+    validVersions: "0-3",
+    flexibleVersions: "2+",
+    fields: [
+      { name: "GroupId", type: "string", versions: "0+", about: "The group." },
+      {
+        name: "Items",
+        type: `[]Item${apiKey}`,
+        versions: "1+",
+        nullableVersions: "3+",
+        about: "The items.",
+        fields: [
+          { name: "Id", type: "int32", versions: "1+", about: "The item." },
+          { name: "Names", type: "[]string", versions: "1+", about: "Its names." },
+        ],
+      },
+      { name: "Marks", type: "[]int32", versions: "3+", taggedVersions: "3+", tag: 0, about: "Tagged." },
+    ],
+  };
+  return { name, json: JSON.stringify(json) };
+}
+
+it("prettier leaves files generated from schemas with long names and 3-digit api keys as they are", async () => {
+  const schemas = await mkdtemp(path.join(os.tmpdir(), "kw-long-"));
+  try {
+    // 16 characters and a 3-digit key: the codec's call no longer hugs its object; 45: the
+    // declaration's type arguments break; 82: the call's; 90: the field table's declaration.
+    const cases: [number, number][] = [
+      [16, 916],
+      [16, 16],
+      [45, 945],
+      [82, 982],
+      [90, 990],
+    ];
+    for (const [length, apiKey] of cases) {
+      const { name, json } = longNamedSchema(length, apiKey);
+      await writeFile(path.join(schemas, `${name}.json`), json);
+    }
+    const { files } = await renderCodecs({ schemas: [schemas] });
+    expect(files.size).toBeGreaterThan(cases.length);
+    expect(await unstable(files)).toEqual([]);
+  } finally {
+    await rm(schemas, { recursive: true, force: true });
+  }
+});
+
 const NAME = "StreamsGroupMemberMetadataValue";
 let dir = "";
 
