@@ -34,40 +34,64 @@ function buildTables(polynomial: number): Int32Array {
 let castagnoli: Int32Array | undefined;
 let ieee: Int32Array | undefined;
 
+/** True when the platform stores an Int32Array's elements little-endian (every current one). */
+let littleEndian: boolean | undefined;
+
 function update(t: Int32Array, crc: number, buf: Uint8Array, start: number, end: number): number {
   let c = ~crc;
   let p = start;
-  const fast = end - 15;
-  if (p < fast) {
-    // Four little-endian int32 loads per 16 bytes: fewer loads than 16 byte reads (≈ 1.6× faster).
-    const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-    while (p < fast) {
-      const a = c ^ v.getInt32(p, true);
-      const b = v.getInt32(p + 4, true);
-      const d = v.getInt32(p + 8, true);
-      const e = v.getInt32(p + 12, true);
-      c =
-        t[0xf00 | (a & 0xff)]! ^
-        t[0xe00 | ((a >>> 8) & 0xff)]! ^
-        t[0xd00 | ((a >>> 16) & 0xff)]! ^
-        t[0xc00 | (a >>> 24)]! ^
-        t[0xb00 | (b & 0xff)]! ^
-        t[0xa00 | ((b >>> 8) & 0xff)]! ^
-        t[0x900 | ((b >>> 16) & 0xff)]! ^
-        t[0x800 | (b >>> 24)]! ^
-        t[0x700 | (d & 0xff)]! ^
-        t[0x600 | ((d >>> 8) & 0xff)]! ^
-        t[0x500 | ((d >>> 16) & 0xff)]! ^
-        t[0x400 | (d >>> 24)]! ^
-        t[0x300 | (e & 0xff)]! ^
-        t[0x200 | ((e >>> 8) & 0xff)]! ^
-        t[0x100 | ((e >>> 16) & 0xff)]! ^
-        t[e >>> 24]!;
-      p += 16;
+  littleEndian ??= new Uint8Array(new Int32Array([1]).buffer)[0] === 1;
+  if (littleEndian) {
+    // Bytes up to a 4-byte aligned address, then an Int32Array over the aligned 16-byte blocks:
+    // plain element loads (≈ 1.15× faster than DataView's), read as the little-endian words the
+    // tables expect.
+    while (p < end && ((buf.byteOffset + p) & 3) !== 0) c = (c >>> 8) ^ t[(c ^ buf[p++]!) & 0xff]!;
+    const blocks = (end - p) >> 4;
+    if (blocks > 0) {
+      const w = new Int32Array(buf.buffer, buf.byteOffset + p, blocks * 4);
+      for (let q = 0; q < w.length; q += 4) c = fold16(t, c ^ w[q]!, w[q + 1]!, w[q + 2]!, w[q + 3]!);
+      p += blocks * 16;
+    }
+  } else {
+    const fast = end - 15;
+    if (p < fast) {
+      // Four little-endian int32 loads per 16 bytes: fewer loads than 16 byte reads (≈ 1.6× faster).
+      const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+      for (; p < fast; p += 16) {
+        c = fold16(
+          t,
+          c ^ v.getInt32(p, true),
+          v.getInt32(p + 4, true),
+          v.getInt32(p + 8, true),
+          v.getInt32(p + 12, true),
+        );
+      }
     }
   }
   while (p < end) c = (c >>> 8) ^ t[(c ^ buf[p++]!) & 0xff]!;
   return ~c >>> 0;
+}
+
+/** One slicing-by-16 step: the CRC after 16 bytes, given as four little-endian words (the first already xored with the CRC). */
+function fold16(t: Int32Array, a: number, b: number, d: number, e: number): number {
+  return (
+    t[0xf00 | (a & 0xff)]! ^
+    t[0xe00 | ((a >>> 8) & 0xff)]! ^
+    t[0xd00 | ((a >>> 16) & 0xff)]! ^
+    t[0xc00 | (a >>> 24)]! ^
+    t[0xb00 | (b & 0xff)]! ^
+    t[0xa00 | ((b >>> 8) & 0xff)]! ^
+    t[0x900 | ((b >>> 16) & 0xff)]! ^
+    t[0x800 | (b >>> 24)]! ^
+    t[0x700 | (d & 0xff)]! ^
+    t[0x600 | ((d >>> 8) & 0xff)]! ^
+    t[0x500 | ((d >>> 16) & 0xff)]! ^
+    t[0x400 | (d >>> 24)]! ^
+    t[0x300 | (e & 0xff)]! ^
+    t[0x200 | ((e >>> 8) & 0xff)]! ^
+    t[0x100 | ((e >>> 16) & 0xff)]! ^
+    t[e >>> 24]!
+  );
 }
 
 /**
