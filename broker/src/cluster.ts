@@ -1274,7 +1274,8 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
     const response =
       body === null
         ? null
-        : protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, decoded.api.response.create(body));
+        : // encodeResponseFrame fills the fields the handler left out (the response codec's create).
+          protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, body);
     return { ...base, request: frame, decoded, response, error: null };
   } catch (e) {
     return { ...base, request: frame, decoded: null, response: null, error: e as Error };
