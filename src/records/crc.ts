@@ -1,5 +1,5 @@
 /**
- * The two checksums of Kafka's record formats, in pure JavaScript:
+ * The two checksums of Kafka's record formats, in JavaScript (and WebAssembly where it runs):
  * - CRC-32C (Castagnoli, reflected polynomial 0x82F63B78) over a magic-2 batch from its attributes
  *   to its end (KIP-98);
  * - CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320, as java.util.zip.CRC32) over a legacy
@@ -8,8 +8,14 @@
  * Slicing-by-16: sixteen 256-entry tables let one step fold 16 input bytes with 16 independent
  * table loads (`npm run bench` measures the speed against memcpy). The
  * tables are Int32Arrays: a Uint32Array entry above 2^31 would load as a heap double. They (16 KiB
- * each) are built on first use, so importing this module costs nothing.
+ * each) are built on first use, so importing this module costs nothing. From {@link WASM_MIN} bytes
+ * the same step runs as WebAssembly (crc-wasm.ts), where the platform allows it.
  */
+
+import { wasmFold, type WasmFold } from "./crc-wasm.js";
+
+/** Below this many bytes the JavaScript loop is as fast as copying the input into WebAssembly's memory. */
+const WASM_MIN = 256;
 
 const SLICES = 16;
 
@@ -33,6 +39,9 @@ function buildTables(polynomial: number): Int32Array {
 
 let castagnoli: Int32Array | undefined;
 let ieee: Int32Array | undefined;
+/** The WebAssembly folds of each table: undefined until first wanted, null where WebAssembly is unavailable. */
+let castagnoliWasm: WasmFold | null | undefined;
+let ieeeWasm: WasmFold | null | undefined;
 
 /** True when the platform stores an Int32Array's elements little-endian (every current one). */
 let littleEndian: boolean | undefined;
@@ -100,7 +109,12 @@ function fold16(t: Int32Array, a: number, b: number, d: number, e: number): numb
  * Check value: `crc32c(utf8("123456789")) === 0xe3069283`.
  */
 export function crc32c(buf: Uint8Array, start = 0, end = buf.length, crc = 0): number {
-  return update((castagnoli ??= buildTables(0x82f63b78)), crc, buf, start, end);
+  const t = (castagnoli ??= buildTables(0x82f63b78));
+  if (end - start >= WASM_MIN) {
+    const fold = castagnoliWasm === undefined ? (castagnoliWasm = wasmFold(t)) : castagnoliWasm;
+    if (fold !== null) return ~fold(~crc, buf, start, end) >>> 0;
+  }
+  return update(t, crc, buf, start, end);
 }
 
 /**
@@ -108,5 +122,10 @@ export function crc32c(buf: Uint8Array, start = 0, end = buf.length, crc = 0): n
  * Check value: `crc32(utf8("123456789")) === 0xcbf43926`.
  */
 export function crc32(buf: Uint8Array, start = 0, end = buf.length, crc = 0): number {
-  return update((ieee ??= buildTables(0xedb88320)), crc, buf, start, end);
+  const t = (ieee ??= buildTables(0xedb88320));
+  if (end - start >= WASM_MIN) {
+    const fold = ieeeWasm === undefined ? (ieeeWasm = wasmFold(t)) : ieeeWasm;
+    if (fold !== null) return ~fold(~crc, buf, start, end) >>> 0;
+  }
+  return update(t, crc, buf, start, end);
 }

@@ -74,6 +74,31 @@ describe("CRC check values (the CRC catalogue's, for the ASCII bytes 123456789)"
     // Continuing over pieces equals one pass.
     expect(crc32c(data, 40, 100, crc32c(data, 0, 40))).toBe(crc32c(data));
   });
+
+  it("from 256 bytes (the WebAssembly step, in 48 KiB pieces) both CRCs agree with a byte-at-a-time one", () => {
+    const slowOf = (polynomial: number) => {
+      const table = new Uint32Array(256).map((_, i) => {
+        let c = i;
+        for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ polynomial : c >>> 1;
+        return c >>> 0;
+      });
+      return (b: Uint8Array, c = 0xffffffff) => {
+        for (const x of b) c = table[(c ^ x) & 0xff]! ^ (c >>> 8);
+        return (c ^ 0xffffffff) >>> 0;
+      };
+    };
+    const slow32c = slowOf(0x82f63b78);
+    const slow32 = slowOf(0xedb88320);
+    const data = new Uint8Array(110_000).map((_, i) => (i * 151 + 17 + (i >> 8)) & 0xff);
+    for (const start of [0, 1, 3, 13]) {
+      for (const length of [255, 256, 257, 1000, 49_151, 49_152, 49_153, 100_003]) {
+        const piece = data.subarray(start, start + length);
+        expect(crc32c(data, start, start + length)).toBe(slow32c(piece));
+        expect(crc32(data, start, start + length)).toBe(slow32(piece));
+      }
+    }
+    expect(crc32c(data, 5000, 110_000, crc32c(data, 0, 5000))).toBe(crc32c(data));
+  });
 });
 
 describe("encodeRecordBatch", () => {
