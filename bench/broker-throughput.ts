@@ -5,11 +5,9 @@
  * `LD_LIBRARY_PATH`) with the same flags and the same records.
  *
  * Each repetition, for each target in turn (the order alternates between repetitions): a fresh
- * cluster in a process of its own (ours: bench/broker-serve.mjs, startCluster on the codecs of
- * ../shared/kafka-schemas/clients, run as users run it: broker/dist and cli/dist in plain Node.js,
- * so `npm run build -w kafka-wire-broker -w kafka-wire-cli` first; the bench refuses a dist older
- * than its sources), a warm-up (kcat produces and consumes `--warmup` records on a topic of its
- * own), then, timed from kcat's start to its exit:
+ * cluster in a process of its own (ours: this file with `--serve`, startCluster on the codecs of
+ * ../shared/kafka-schemas/clients), a warm-up (kcat produces and consumes `--warmup` records on a
+ * topic of its own), then, timed from kcat's start to its exit:
  * - produce: `kcat -P` reads `--records` lines of 100 bytes from a file (record i starts with i in
  *   10 digits) and produces them to topic `bench` (librdkafka's defaults: acks=all, linger.ms=5,
  *   no compression; each record to a partition at random: `sticky.partitioning.linger.ms=0`);
@@ -27,12 +25,14 @@
 
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { mkdtemp, open, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { format, resolveConfig } from "prettier";
+import { startCluster } from "../broker/src/index.js";
+import { loadSchemaSet } from "../cli/codecs.js";
 import { findKcat } from "../test/support/kcat.js";
 import {
   findLibrdkafka,
@@ -55,39 +55,19 @@ const TOPICS = [
   { name: "bench", partitions: PARTITIONS },
 ];
 
-/**
- * Throws when broker/dist or cli/dist (the runtime of the generated codecs) is older than a source
- * file it is built from: the bench would measure code that is no longer the repository's.
- */
-async function checkBuilt(): Promise<void> {
-  const newest = async (dir: string) => {
-    let latest = { file: "", mtime: 0 };
-    for (const entry of await readdir(path.join(REPO_ROOT, dir), { recursive: true, withFileTypes: true })) {
-      if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".d.ts")) continue;
-      const file = path.join(entry.parentPath ?? entry.path, entry.name);
-      if (file.includes(`${path.sep}node_modules${path.sep}`) || file.includes(`${path.sep}dist${path.sep}`)) continue;
-      const mtime = (await stat(file)).mtimeMs;
-      if (mtime > latest.mtime) latest = { file, mtime };
-    }
-    return latest;
-  };
-  for (const [built, sources, workspace] of [
-    ["broker/dist/index.js", ["broker/src", "src/records", "src/runtime"], "kafka-wire-broker"],
-    ["cli/dist/codecs.js", ["cli", "generator", "src/runtime", "src/codegen"], "kafka-wire-cli"],
-  ] as const) {
-    const builtAt = await stat(path.join(REPO_ROOT, built)).then(
-      (s) => s.mtimeMs,
-      () => 0,
-    );
-    for (const dir of sources) {
-      const { file, mtime } = await newest(dir);
-      if (mtime > builtAt) {
-        throw new Error(
-          `${built} is older than ${path.relative(REPO_ROOT, file)}: run \`npm run build -w ${workspace}\` first`,
-        );
-      }
-    }
-  }
+/** `--serve`: our cluster in this process until stdin closes; prints `bootstrap=` once listening. */
+async function serve(): Promise<void> {
+  const set = await loadSchemaSet({ cwd: REPO_ROOT, schemas: [path.join(SCHEMAS_DIR, "clients")] });
+  const cluster = await startCluster({
+    protocol: set.codecs.protocol!,
+    brokers: BROKERS,
+    topics: Object.fromEntries(TOPICS.map((t) => [t.name, t.partitions])),
+  });
+  process.stdout.write(`bootstrap=${cluster.bootstrap}\n`);
+  process.stdin.resume();
+  await once(process.stdin, "end");
+  await cluster.close();
+  process.stdin.destroy();
 }
 
 /** A cluster in a child process: its bootstrap list, its CPU time so far, and how to stop it. */
@@ -106,13 +86,7 @@ async function cpuSeconds(pid: number): Promise<number> {
 }
 
 async function startOurs(): Promise<Target> {
-  const config = {
-    schemas: path.join(SCHEMAS_DIR, "clients"),
-    brokers: BROKERS,
-    topics: Object.fromEntries(TOPICS.map((t) => [t.name, t.partitions])),
-  };
-  const serve = path.join(path.dirname(fileURLToPath(import.meta.url)), "broker-serve.mjs");
-  const child = spawn(process.execPath, [serve, JSON.stringify(config)], {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--serve"], {
     cwd: REPO_ROOT,
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -242,7 +216,6 @@ async function main(): Promise<void> {
     console.log(`[skip] broker throughput: ${librdkafkaMissing()}`);
     return;
   }
-  await checkBuilt();
   const env = { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir };
   const dir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-bench-"));
   const loads: string[] = [os.loadavg()[0]!.toFixed(2)];
@@ -308,7 +281,6 @@ async function main(): Promise<void> {
       `- Date: ${new Date().toISOString()}; ${os.cpus()[0]?.model ?? "?"}, ${os.cpus().length} logical cores; Node.js ${process.version}`,
       `- 1-minute load average ${loads[0]} at start, ${loads[1]} at end`,
       `- kcat on librdkafka ${LIBRDKAFKA_VERSION} (as built by .ci/build-librdkafka.sh: -O0) for both; the mock is the same build`,
-      "- kafka-wire-broker as users run it: broker/dist and cli/dist (its codecs' runtime) in plain Node.js, not the sources through tsx",
       `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions,`,
       `  after a warm-up of ${warmup.toLocaleString("en-US")} records; median of ${reps} interleaved repetitions, each on a fresh cluster`,
       "",
@@ -323,4 +295,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+if (process.argv.includes("--serve")) {
+  await serve();
+} else {
+  await main();
+}
