@@ -116,7 +116,7 @@ function body(): number[] {
   return [...uleb(code.length), ...code];
 }
 
-function moduleBytes(): Uint8Array {
+function moduleBytes(): Uint8Array<ArrayBuffer> {
   const section = (id: number, content: number[]) => [id, ...uleb(content.length), ...content];
   const name = (s: string) => [s.length, ...Array.from(s, (c) => c.charCodeAt(0))];
   return new Uint8Array([
