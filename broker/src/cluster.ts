@@ -544,10 +544,11 @@ export class Cluster {
    * produced with old timestamps, which Kafka keeps until their segment rolls.
    */
   applyRetention(topic: Topic, now = Date.now()): void {
-    if (!(topicConfig(topic, "cleanup.policy") ?? "").split(",").includes("delete")) return;
+    // Called on every append: the cheap test (no retention set, the usual case) first.
     const ms = BigInt(topic.configs.get("retention.ms") ?? "-1");
     const bytes = Number(topic.configs.get("retention.bytes") ?? "-1");
     if (ms < 0n && bytes < 0) return;
+    if (!(topicConfig(topic, "cleanup.policy") ?? "").split(",").includes("delete")) return;
     for (const p of topic.partitions) {
       const log = p.log;
       let cut = log.logStartOffset;
@@ -1274,7 +1275,8 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
     const response =
       body === null
         ? null
-        : protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, decoded.api.response.create(body));
+        : // encodeResponseFrame fills the fields the handler left out (the response codec's create).
+          protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, body);
     return { ...base, request: frame, decoded, response, error: null };
   } catch (e) {
     return { ...base, request: frame, decoded: null, response: null, error: e as Error };

@@ -2,7 +2,8 @@
  * `kafka-wire/records`: the data inside Produce and Fetch. Record batches (magic 2) decoded and
  * encoded, legacy message sets (magic 0/1) decoded, CRC-32C/CRC-32, compression through pluggable
  * codecs (gzip built in over the platform's streams; snappy, lz4, zstd from `kafka-wire-compression`),
- * control records. Uint8Array and DataView only: runs in Node, browsers, Deno and Bun.
+ * control records. Uint8Array and DataView only (the CRCs also run as a small WebAssembly module
+ * where the platform allows it, else in JavaScript): runs in Node, browsers, Deno and Bun.
  *
  * The public API is this list, one export statement per module, one name per line (a new public
  * name is one line here; test/api-report.test.ts shows the change in api/records.api.md).

@@ -145,6 +145,20 @@ export interface RecordBatch extends RecordBatchHeader {
   readonly records: readonly DefaultRecord[];
   /** True when `records` can be read (uncompressed, or decompressed with a codec). */
   readonly recordsAvailable: boolean;
+  /**
+   * int64 ms: the largest record timestamp as the records give it (baseTimestamp +
+   * timestampDelta, whatever `timestampType` says), from NO_TIMESTAMP (-1): -1 for no records.
+   * What Kafka's `LogValidator` compares with maxTimestamp, and sets it to on a CreateTime batch
+   * (`DefaultRecordBatch.setMaxTimestamp`). Found by the decode pass: reading it makes no record.
+   * @throws like `records`.
+   */
+  readonly recordsMaxTimestamp: bigint;
+  /**
+   * How many records have a null key (Kafka's `LogValidator` refuses any on a compacted topic:
+   * "Compacted topic cannot accept message without key"). Counted by the decode pass.
+   * @throws like `records`.
+   */
+  readonly nullKeyRecords: number;
   /** The batch's own bytes (a view into the input): write them back to pass the batch on unchanged. */
   readonly raw: Uint8Array;
   /** Where the batch starts in the record set. */

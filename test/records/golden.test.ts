@@ -68,6 +68,25 @@ describeShared("golden record sets (Kafka's MemoryRecords)", "golden/records", (
       });
 
       it.each(vectors.map((v) => [v.id, v] as const))(
+        "%s: the decode pass's summary is what Kafka's records give",
+        async (_id, v) => {
+          const set = await decodeRecords(fromHex(v.hex), { codecs, controlDecoder: await kraftDecoder() });
+          for (const [i, b] of set.batches.entries()) {
+            if (b.magic !== 2) continue;
+            const records = v.batches[i]!["records"] as { timestampDelta: string; key: string | null }[];
+            // LogValidator's maxTimestamp: from NO_TIMESTAMP (-1), over baseTimestamp + timestampDelta.
+            let max = -1n;
+            for (const r of records) {
+              const t = BigInt(v.batches[i]!["baseTimestamp"] as string) + BigInt(r.timestampDelta);
+              if (t > max) max = t;
+            }
+            expect(b.recordsMaxTimestamp).toBe(max);
+            expect(b.nullKeyRecords).toBe(records.filter((r) => r.key === null).length);
+          }
+        },
+      );
+
+      it.each(vectors.map((v) => [v.id, v] as const))(
         "%s re-encodes (byte-exact when uncompressed)",
         async (_id, v) => {
           const bytes = fromHex(v.hex);

@@ -74,6 +74,31 @@ describe("CRC check values (the CRC catalogue's, for the ASCII bytes 123456789)"
     // Continuing over pieces equals one pass.
     expect(crc32c(data, 40, 100, crc32c(data, 0, 40))).toBe(crc32c(data));
   });
+
+  it("from 256 bytes (the WebAssembly step, in 48 KiB pieces) both CRCs agree with a byte-at-a-time one", () => {
+    const slowOf = (polynomial: number) => {
+      const table = new Uint32Array(256).map((_, i) => {
+        let c = i;
+        for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ polynomial : c >>> 1;
+        return c >>> 0;
+      });
+      return (b: Uint8Array, c = 0xffffffff) => {
+        for (const x of b) c = table[(c ^ x) & 0xff]! ^ (c >>> 8);
+        return (c ^ 0xffffffff) >>> 0;
+      };
+    };
+    const slow32c = slowOf(0x82f63b78);
+    const slow32 = slowOf(0xedb88320);
+    const data = new Uint8Array(110_000).map((_, i) => (i * 151 + 17 + (i >> 8)) & 0xff);
+    for (const start of [0, 1, 3, 13]) {
+      for (const length of [255, 256, 257, 1000, 49_151, 49_152, 49_153, 100_003]) {
+        const piece = data.subarray(start, start + length);
+        expect(crc32c(data, start, start + length)).toBe(slow32c(piece));
+        expect(crc32(data, start, start + length)).toBe(slow32(piece));
+      }
+    }
+    expect(crc32c(data, 5000, 110_000, crc32c(data, 0, 5000))).toBe(crc32c(data));
+  });
 });
 
 describe("encodeRecordBatch", () => {
@@ -368,6 +393,48 @@ describe("record sets", () => {
     const appended = withBatchHeader(a, { maxTimestamp: { timestampType: "LogAppendTime", timestamp: 77n } });
     const lat = decodeSync(appended).batches[0] as RecordBatch;
     expect([lat.timestampType, lat.maxTimestamp, lat.records[0]!.timestamp]).toEqual(["LogAppendTime", 77n, 77n]);
+  });
+
+  it("recordsMaxTimestamp and nullKeyRecords: LogValidator's maxTimestamp (from -1) and keyless records, as found", () => {
+    // Worked by hand: the largest timestamp is the middle record's (10 + 7), the last one's key is null.
+    const batch = encodeSync({
+      baseTimestamp: 10n,
+      records: [
+        { key: "a", value: "1", timestampDelta: 0n },
+        { key: null, value: "2", timestampDelta: 7n },
+        { key: "c", value: "3", timestampDelta: 3n },
+      ],
+    });
+    const b = decodeSync(batch).batches[0] as RecordBatch;
+    expect([b.recordsMaxTimestamp, b.nullKeyRecords, b.maxTimestamp]).toEqual([17n, 1, 17n]);
+    // sarama 1.22's maxTimestamp -1: read leniently, the records still give 17.
+    const sarama = withBatchHeader(batch, { maxTimestamp: { timestampType: "CreateTime", timestamp: -1n } });
+    expect(() => decodeRecords(sarama)).toThrow(expect.objectContaining({ code: "CORRUPT_RECORD" }));
+    expect((decodeSync(sarama, { lenient: true }).batches[0] as RecordBatch).recordsMaxTimestamp).toBe(17n);
+    // Past 2^53 the sum is exact (in bigint): 2^53 + 1 + 5.
+    const far = decodeSync(
+      encodeSync({ baseTimestamp: 2n ** 53n + 1n, records: [{ value: "v" }, { value: "w", timestampDelta: 5n }] }),
+    );
+    expect((far.batches[0] as RecordBatch).recordsMaxTimestamp).toBe(2n ** 53n + 6n);
+    // No records: -1 and none.
+    const empty = decodeSync(encodeSync({ records: [] }, "log"));
+    expect([
+      (empty.batches[0] as RecordBatch).recordsMaxTimestamp,
+      (empty.batches[0] as RecordBatch).nullKeyRecords,
+    ]).toEqual([-1n, 0]);
+  });
+
+  it("recordsMaxTimestamp and nullKeyRecords of a batch whose codec is missing throw as its records do", async () => {
+    const zipped = (await encodeRecordBatch(
+      { compression: "zstd", records: [{ value: "v", timestamp: 1n }] },
+      { codecs },
+    )) as Uint8Array;
+    const b = decodeSync(zipped).batches[0] as RecordBatch;
+    for (const read of [() => b.records, () => b.recordsMaxTimestamp, () => b.nullKeyRecords]) {
+      expect(read).toThrow(expect.objectContaining({ code: "UNSUPPORTED_COMPRESSION" }));
+    }
+    const unzipped = (await decodeRecords(zipped, { codecs })).batches[0] as RecordBatch;
+    expect([unzipped.recordsMaxTimestamp, unzipped.nullKeyRecords]).toEqual([1n, 1]);
   });
 
   it("decoded batches pass through encodeRecords byte for byte; spread copies are re-encoded", () => {

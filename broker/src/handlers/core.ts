@@ -50,7 +50,7 @@ async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined, m
     if (tooManyRecords(strictError)) throw strictError;
     let fixed: Uint8Array | null = null;
     try {
-      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }), false);
+      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
     } catch {
       // Not a timestamp matter: the strict error stands.
     }
@@ -61,7 +61,7 @@ async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined, m
       throw strictError;
     }
   }
-  const fixed = withRecomputedMaxTimestamps(set, true);
+  const fixed = withRecomputedMaxTimestamps(set);
   return fixed === null ? set : decodeRecords(fixed, options);
 }
 
@@ -71,11 +71,11 @@ function tooManyRecords(e: unknown): boolean {
 }
 
 /**
- * The batches' bytes with corrected CreateTime maxTimestamps, or null when none needs it.
- * `strict`: the set was decoded strictly, so no record's timestamp is above its batch's
- * maxTimestamp, and one record at it proves it right (usually the last one: looked at first).
+ * The batches' bytes with corrected CreateTime maxTimestamps, or null when none needs it: the
+ * decode pass found each batch's largest record timestamp (`recordsMaxTimestamp`, from
+ * NO_TIMESTAMP as Kafka starts), so no record is made here.
  */
-function withRecomputedMaxTimestamps(set: RecordSet, strict: boolean): Uint8Array | null {
+function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
   if (set.incompleteTail !== 0) return null;
   let changed = false;
   const parts: Uint8Array[] = [];
@@ -84,14 +84,7 @@ function withRecomputedMaxTimestamps(set: RecordSet, strict: boolean): Uint8Arra
       parts.push(b.raw);
       continue;
     }
-    // Kafka starts from NO_TIMESTAMP (-1).
-    let max = -1n;
-    const records = b.records;
-    for (let i = records.length - 1; i >= 0; i--) {
-      const t = records[i]!.timestamp;
-      if (t > max) max = t;
-      if (strict && t === b.maxTimestamp) break;
-    }
+    const max = b.recordsMaxTimestamp;
     if (max === b.maxTimestamp) {
       parts.push(b.raw);
     } else {
@@ -287,7 +280,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
         if (
           batch.recordsAvailable &&
           (topicConfig(topic!, "cleanup.policy") ?? "").split(",").includes("compact") &&
-          batch.records.some((r) => r.key === null)
+          batch.nullKeyRecords > 0
         ) {
           // Kafka's LogValidator: "Compacted topic cannot accept message without key".
           fail(

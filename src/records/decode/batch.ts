@@ -3,10 +3,13 @@
  * `DefaultRecordBatch` and `DefaultRecord` read them, with the checks of `ensureValid()` and of
  * record iteration, plus the strict checks (see `DecodeRecordsOptions.lenient`).
  *
- * Memory: the decode pass checks every record and keeps four int32 positions and the timestamp
- * delta per record (24 bytes, for records of at least 7 bytes); a batch's `Record` handles are made when its `records`
- * are first read, and key, value, headers and timestamp are read from the bytes on access. The
- * call's `maxRecords` budget is taken before anything is allocated for a batch's records.
+ * Memory: the decode pass checks every record and keeps only what a broker's validation reads
+ * (the largest record timestamp, the null keys, control records' contents): a Produce is
+ * validated without a per-record allocation. When a batch's `records` are first read, its
+ * records are walked again (without checks) for four int32 positions and the timestamp delta
+ * per record (24 bytes, for records of at least 7 bytes), and its `Record` handles are made; key,
+ * value, headers and timestamp are read from the bytes on access. The call's `maxRecords`
+ * budget is taken before anything is allocated for a batch's records.
  */
 
 import { KafkaDecodeError, KafkaWireError } from "../../runtime/errors.js";
@@ -52,20 +55,59 @@ const KEY_AT = 2;
 const VALUE_AT = 3;
 
 /**
- * What the decode pass keeps of a batch's records: STRIDE positions per record in one Int32Array.
- * The bytes have been checked, so the handles re-read their varints without checks (the lenient
- * reading gives the strict one's values on bytes the strict reading accepted).
+ * What the decode pass keeps of a batch's records `buf[start..)`, and their index: STRIDE
+ * positions per record in one Int32Array, made on first use. The bytes have been checked, so the
+ * index and the handles re-read their varints without checks (the lenient reading gives the
+ * strict one's values on bytes the strict reading accepted).
  */
 class RecordsData {
+  #meta: Int32Array | null = null;
+  #timestampDeltas: Float64Array | null = null;
   constructor(
     readonly batch: Batch,
     readonly buf: Uint8Array,
-    readonly meta: Int32Array,
-    /** Timestamp deltas; NaN for one beyond 2^53 (read again from the bytes). */
-    readonly timestampDeltas: Float64Array,
+    readonly start: number,
     readonly count: number,
     readonly controls: (ControlRecord | undefined)[] | null,
+    /** RecordBatch.recordsMaxTimestamp. */
+    readonly maxTimestamp: bigint,
+    /** RecordBatch.nullKeyRecords. */
+    readonly nullKeys: number,
   ) {}
+
+  get meta(): Int32Array {
+    if (this.#meta === null) this.#index();
+    return this.#meta!;
+  }
+
+  /** Timestamp deltas; NaN for one beyond 2^53 (read again from the bytes). */
+  get timestampDeltas(): Float64Array {
+    if (this.#timestampDeltas === null) this.#index();
+    return this.#timestampDeltas!;
+  }
+
+  #index(): void {
+    const { buf, count } = this;
+    const meta = new Int32Array(count * STRIDE);
+    const timestampDeltas = new Float64Array(count);
+    const end = buf.length;
+    let p = this.start;
+    for (let i = 0, m = 0; i < count; i++, m += STRIDE) {
+      meta[m + RECORD_AT] = p;
+      const length = varint(buf, p, end, false);
+      const body = cursor.next;
+      const timestampDelta = varlong(buf, body + 1, end, false);
+      timestampDeltas[i] = typeof timestampDelta === "number" ? timestampDelta : NaN;
+      meta[m + OFFSET_DELTA] = varint(buf, cursor.next, end, false);
+      const keyAt = cursor.next;
+      meta[m + KEY_AT] = keyAt;
+      const keyLength = varint(buf, keyAt, end, false);
+      meta[m + VALUE_AT] = cursor.next + (keyLength < 0 ? 0 : keyLength);
+      p = body + length;
+    }
+    this.#meta = meta;
+    this.#timestampDeltas = timestampDeltas;
+  }
 }
 
 /** A magic-2 record: a handle into its batch's {@link RecordsData}. Key and value views are new on each access. */
@@ -255,6 +297,21 @@ export class Batch implements RecordBatch {
     return this.#data !== null || this.#records !== null;
   }
 
+  get recordsMaxTimestamp(): bigint {
+    return this.#parsed()?.maxTimestamp ?? -1n;
+  }
+
+  get nullKeyRecords(): number {
+    return this.#parsed()?.nullKeys ?? 0;
+  }
+
+  /** The decode pass's data; null for no records; throws as `records` when they could not be read. */
+  #parsed(): RecordsData | null {
+    if (this.#data !== null) return this.#data;
+    if (this.#records === null) throw this.#error!;
+    return null;
+  }
+
   get nextOffset(): bigint {
     return this.baseOffset + BigInt(this.lastOffsetDelta) + 1n;
   }
@@ -363,10 +420,14 @@ function parseRecords(
   const maxTs = Number(batch.maxTimestamp);
   const numericTs = createTime && strict && Math.abs(baseTs) < 2 ** 52 && Math.abs(maxTs) < 2 ** 52;
   const lastOffsetDelta = batch.lastOffsetDelta;
-  const meta = new Int32Array(count * STRIDE);
-  const timestampDeltas = new Float64Array(count);
   const controls = batch.isControl ? new Array<ControlRecord | undefined>(count) : null;
   let prevOffsetDelta = -1;
+  // The largest record timestamp from NO_TIMESTAMP (-1), in doubles while exact (baseTs within
+  // 2^52 and a delta of at most 7 varlong bytes, below 2^48), else in bigint.
+  const exactBase = Math.abs(baseTs) < 2 ** 52;
+  let maxNumber = -1;
+  let maxBig = -1n;
+  let nullKeys = 0;
   let p = start;
   for (let i = 0; i < count; i++) {
     at.record = i;
@@ -401,11 +462,22 @@ function parseRecords(
       );
     }
     prevOffsetDelta = offsetDelta;
+    let timestamp = 0;
+    let bigTimestamp: bigint | null = null;
+    if (exactBase && typeof timestampDelta === "number") {
+      timestamp = baseTs + timestampDelta;
+      if (timestamp > maxNumber) maxNumber = timestamp;
+    } else {
+      bigTimestamp = BigInt.asIntN(64, batch.baseTimestamp + BigInt(timestampDelta));
+      if (bigTimestamp > maxBig) maxBig = bigTimestamp;
+    }
     if (createTime && strict) {
       const late =
-        numericTs && typeof timestampDelta === "number"
-          ? baseTs + timestampDelta > maxTs
-          : BigInt.asIntN(64, batch.baseTimestamp + BigInt(timestampDelta)) > batch.maxTimestamp;
+        bigTimestamp !== null
+          ? bigTimestamp > batch.maxTimestamp
+          : numericTs
+            ? timestamp > maxTs
+            : BigInt(timestamp) > batch.maxTimestamp;
       if (late) {
         throw new KafkaDecodeError(
           "CORRUPT_RECORD",
@@ -423,6 +495,8 @@ function parseRecords(
       p += keyLength;
     } else if (strict && keyLength !== -1) {
       throw negativeLength("key", keyLength, keyAt);
+    } else {
+      nullKeys++;
     }
     const valueAt = p;
     const valueLength = varint(buf, p, bodyEnd, strict);
@@ -478,12 +552,6 @@ function parseRecords(
         valueAt,
       );
     }
-    const m = i * STRIDE;
-    meta[m + RECORD_AT] = recordStart;
-    meta[m + OFFSET_DELTA] = offsetDelta;
-    meta[m + KEY_AT] = keyAt;
-    meta[m + VALUE_AT] = valueAt;
-    timestampDeltas[i] = typeof timestampDelta === "number" ? timestampDelta : NaN;
   }
   if (p !== end) {
     throw new KafkaDecodeError(
@@ -492,7 +560,9 @@ function parseRecords(
       p,
     );
   }
-  return new RecordsData(batch, buf, meta, timestampDeltas, count, controls);
+  const fromNumbers = BigInt(maxNumber);
+  const maxTimestamp = fromNumbers > maxBig ? fromNumbers : maxBig;
+  return new RecordsData(batch, buf, start, count, controls, maxTimestamp, nullKeys);
 }
 
 /** One magic-2 batch, `raw` at `byteOffset` of the record set; a compressed one may add to `pending`. */
