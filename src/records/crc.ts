@@ -43,6 +43,15 @@ let ieee: Int32Array | undefined;
 let castagnoliWasm: WasmFold | null | undefined;
 let ieeeWasm: WasmFold | null | undefined;
 
+/**
+ * A range outside the view is the caller's bug: the Int32Array and WebAssembly paths would fold
+ * bytes beyond it (the rest of its ArrayBuffer, or the previous input left in WebAssembly memory).
+ */
+function checkRange(buf: Uint8Array, start: number, end: number): void {
+  if (!(start >= 0 && end <= buf.length))
+    throw new RangeError(`CRC range [${start}, ${end}) is outside the ${buf.length} bytes given`);
+}
+
 /** True when the platform stores an Int32Array's elements little-endian (every current one). */
 let littleEndian: boolean | undefined;
 
@@ -107,8 +116,10 @@ function fold16(t: Int32Array, a: number, b: number, d: number, e: number): numb
  * CRC-32C (Castagnoli) of `buf[start..end)`, as an unsigned 32-bit number. Pass a previous result
  * as `crc` to continue a checksum over several pieces.
  * Check value: `crc32c(utf8("123456789")) === 0xe3069283`.
+ * @throws RangeError when `start < 0` or `end > buf.length`.
  */
 export function crc32c(buf: Uint8Array, start = 0, end = buf.length, crc = 0): number {
+  checkRange(buf, start, end);
   const t = (castagnoli ??= buildTables(0x82f63b78));
   if (end - start >= WASM_MIN) {
     const fold = castagnoliWasm === undefined ? (castagnoliWasm = wasmFold(t)) : castagnoliWasm;
@@ -120,8 +131,10 @@ export function crc32c(buf: Uint8Array, start = 0, end = buf.length, crc = 0): n
 /**
  * CRC-32 (IEEE, as `java.util.zip.CRC32` and zlib) of `buf[start..end)`, unsigned.
  * Check value: `crc32(utf8("123456789")) === 0xcbf43926`.
+ * @throws RangeError when `start < 0` or `end > buf.length`.
  */
 export function crc32(buf: Uint8Array, start = 0, end = buf.length, crc = 0): number {
+  checkRange(buf, start, end);
   const t = (ieee ??= buildTables(0xedb88320));
   if (end - start >= WASM_MIN) {
     const fold = ieeeWasm === undefined ? (ieeeWasm = wasmFold(t)) : ieeeWasm;
