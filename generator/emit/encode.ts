@@ -135,10 +135,13 @@ export class EncodeEmitter {
           const notDefault = not(this.defaults.isDefault(field, `v.${field.propertyName}`));
           const inVersion = condition(field.taggedVersions, c);
           if (inVersion.kind === "never") continue;
-          write.lineOrBreak(
-            `if (${inVersion.kind === "check" ? `${inVersion.expr} && ${notDefault}` : notDefault})`,
-            "tagged++;",
-          );
+          const head = `if (${inVersion.kind === "check" ? `${inVersion.expr} && ${notDefault}` : notDefault})`;
+          if (inVersion.kind === "check" && !write.fits(head)) {
+            // As prettier breaks an `if` whose condition passes the print width: an operand a line.
+            write.line("if (");
+            write.indented(() => write.line(`${inVersion.expr} &&`).line(notDefault));
+            write.line(")").indented(() => write.line("tagged++;"));
+          } else write.lineOrBreak(head, "tagged++;");
         }
         write.line("w.uvarint(tagged);");
         if (tagged.length > 0) write.line("let u = 0;");
