@@ -1,5 +1,5 @@
 /**
- * Breakit review of the WebAssembly CRC: ranges outside the view. Before the WebAssembly step the
+ * The WebAssembly CRC: ranges outside the view. Before the WebAssembly step the
  * DataView over the view's own bytes threw a RangeError; the WebAssembly copy (subarray clamps)
  * then folded stale bytes of the previous call's input, and the Int32Array path read past the
  * view into the rest of its ArrayBuffer (a Buffer pool slice's neighbours).

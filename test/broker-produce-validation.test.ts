@@ -1,25 +1,25 @@
 /**
- * Breakit review of Produce's validation from the decode pass's summary (recordsMaxTimestamp,
+ * Produce's validation from the decode pass's summary (recordsMaxTimestamp,
  * nullKeyRecords, 70722d3): compressed batches, a compacted topic, a maxTimestamp below a
  * record's timestamp, and LogAppendTime topics. Each answer from Kafka's LogValidator.
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCluster, type RunningCluster } from "../../broker/src/index.js";
+import { startCluster, type RunningCluster } from "../broker/src/index.js";
 // The broker's own import: a second copy (compression/src) in this process reads zstd output as
-// zeros once the broker's copy has started its WebAssembly module (see the breakit report).
+// zeros once the broker's copy has started its WebAssembly module (@bokuweb/zstd-wasm re-instantiates its shared module on a second init).
 import { codecs } from "kafka-wire-compression";
-import { decodeRecords, encodeRecordBatch, type RecordBatch, type RecordBatchInit } from "../../src/records/index.js";
-import type { Protocol } from "../../src/runtime/index.js";
-import { corpusIndex } from "../support/corpus.js";
-import { KafkaTestClient } from "../support/kcat.js";
-import { describeShared } from "../support/shared.js";
+import { decodeRecords, encodeRecordBatch, type RecordBatch, type RecordBatchInit } from "../src/records/index.js";
+import type { Protocol } from "../src/runtime/index.js";
+import { corpusIndex } from "./support/corpus.js";
+import { KafkaTestClient } from "./support/kcat.js";
+import { describeShared } from "./support/shared.js";
 
 const PRODUCE = 0;
 // Errors.java.
 const INVALID_RECORD = 87;
 
-describeShared("breakit: Produce validation from the decode pass", "kafka-schemas", () => {
+describeShared("Produce validation from the decode pass", "kafka-schemas", () => {
   let protocol: Protocol;
   let cluster: RunningCluster;
   let client: KafkaTestClient;

@@ -1,16 +1,16 @@
 /**
- * Breakit review of the HTTP control's request targets (5b23e93): odd targets get a JSON 4xx
+ * The HTTP control's request targets (5b23e93): odd targets get a JSON 4xx
  * answer (or the route they normalize to), never a crash or a hang, and the server keeps serving.
  */
 
 import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { startCluster, startControlServer, type ControlServer, type RunningCluster } from "../../broker/src/index.js";
-import type { Protocol } from "../../src/runtime/index.js";
-import { corpusIndex } from "../support/corpus.js";
-import { describeShared } from "../support/shared.js";
+import { startCluster, startControlServer, type ControlServer, type RunningCluster } from "../broker/src/index.js";
+import type { Protocol } from "../src/runtime/index.js";
+import { corpusIndex } from "./support/corpus.js";
+import { describeShared } from "./support/shared.js";
 
-describeShared("breakit: HTTP control request targets", "kafka-schemas", () => {
+describeShared("HTTP control request targets", "kafka-schemas", () => {
   let protocol: Protocol;
   let cluster: RunningCluster;
   let control: ControlServer;
