@@ -263,6 +263,8 @@ export interface Topic {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
+/** Produce's api key (the request header's first field, bytes 4..5 of the frame). */
+const PRODUCE_API_KEY = 0;
 /** How long requests may keep the event loop before {@link Cluster.breathe} yields it (ms). */
 const BREATHE_MS = 10;
 /** Kafka's topic name rule (`Topic.validate`): 1..249 of [a-zA-Z0-9._-], not "." or "..". */
@@ -1178,10 +1180,12 @@ function serveConnection(
         drop("a request frame shorter than its header");
         return;
       }
-      // A view of the chunk is copied: the request is answered later, record batches are views
-      // into it, and a view would keep the whole chunk alive. A frame the splitter assembled is
-      // already a buffer of its own, exactly the frame.
-      queue.push(f.buffer === chunk.buffer ? new Uint8Array(f) : f);
+      // A Produce request that is a view of the chunk stays one: the log copies its record
+      // batches, and nothing else of it is kept, so the chunk (a buffer of its own per read) is
+      // held only until it is answered. Any other view is copied, as its handler may keep views
+      // of it (group member metadata, assignments) that would hold the whole chunk. A frame the
+      // splitter assembled is already a buffer of its own, exactly the frame.
+      queue.push(f.buffer !== chunk.buffer || ((f[4]! << 8) | f[5]!) === PRODUCE_API_KEY ? f : new Uint8Array(f));
       hold(f.length);
     }
     if (frames.length > 0) first = false;

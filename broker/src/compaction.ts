@@ -41,6 +41,7 @@ async function compactPartition(cluster: Cluster, partition: Partition, tombston
     for (const r of batch.records)
       if (r.key !== null) latest.set(keyText(r.key), batch.baseOffset + BigInt(r.offsetDelta));
   }
+  let cleaned = false;
   for (let i = 0; i < stored.length; i++) {
     const batch = decoded[i];
     if (batch === null || batch === undefined) continue;
@@ -55,6 +56,7 @@ async function compactPartition(cluster: Cluster, partition: Partition, tombston
     if (keep.length === 0 && batch.producerId < 0n) {
       const at = log.batches.indexOf(old);
       if (at >= 0) log.replace(at, null);
+      cleaned = true;
       continue;
     }
     const bytes = await encodeRecordBatch(
@@ -82,7 +84,10 @@ async function compactPartition(cluster: Cluster, partition: Partition, tombston
     // The log may have changed while this ran (DeleteRecords, retention): replace only what is still there.
     const at = log.batches.indexOf(old);
     if (at >= 0) log.replace(at, bytes);
+    cleaned = true;
   }
+  // The replaced batches' old bytes are still held by the segments they share with kept ones.
+  if (cleaned) log.repack();
   cluster.storedBytes = [...cluster.topics.values()].reduce(
     (n, t) => n + t.partitions.reduce((m, p) => m + p.log.bytes, 0),
     0,

@@ -2,6 +2,10 @@
  * One partition's log: magic-2 record batches kept as the bytes producers sent, each with the
  * base offset the log assigned (`withBatchHeader`: baseOffset and partitionLeaderEpoch lie
  * outside the CRC, so the compressed payload and CRC are stored as they came).
+ *
+ * The batches are copied into segments, buffers that each hold many, as Kafka's log segments do:
+ * one allocation for many batches instead of one each, which is what the garbage collector pays
+ * for (a producer sending 10 KB batches would otherwise allocate 100 buffers a MB).
  */
 
 import { decodeRecords, withBatchHeader, type Codecs, type RecordBatch } from "../../src/records/index.js";
@@ -32,6 +36,19 @@ export interface StoredBatch {
   readonly bytes: Uint8Array;
 }
 
+/** The largest segment (bytes). */
+const SEGMENT_MAX = 1 << 20;
+/**
+ * A new segment is an eighth of what the log holds (at most {@link SEGMENT_MAX}), and a batch goes
+ * into one only when it is at most a sixteenth of it (else into a buffer of its own). So a full
+ * segment leaves under a sixteenth of itself unused (a batch that did not fit in the rest), the
+ * open one under an eighth of the log: the buffers hold at most 1 + 1/16 + 1/8 ≈ 1.19× the bytes
+ * of their batches. A log under 128 KiB stores each batch of 1 KiB or more in its own buffer.
+ */
+const SEGMENT_SHARE = 8;
+const SLOT_SHARE = 16;
+const NO_SEGMENT = new Uint8Array(0);
+
 export class PartitionLog {
   readonly batches: StoredBatch[] = [];
   /** The offset the next batch gets (Kafka's log end offset; also the high watermark here). */
@@ -41,6 +58,9 @@ export class PartitionLog {
   /** Bytes held by the stored batches. */
   bytes = 0;
   private waiters = new Set<() => void>();
+  /** The open segment and how much of it is used. */
+  private segment = NO_SEGMENT;
+  private segmentUsed = 0;
 
   /**
    * Appends decoded batches (as `decodeRecords` returned them), stamped with the leader epoch
@@ -68,13 +88,17 @@ export class PartitionLog {
     const baseOffset = this.logEndOffset;
     // message.timestamp.type=LogAppendTime: the broker's clock as the batch's max timestamp,
     // the attribute set and the CRC recomputed (Kafka's LogValidator does the same).
-    const bytes = withBatchHeader(raw, {
-      baseOffset,
-      partitionLeaderEpoch: leaderEpoch,
-      ...(logAppendTime === undefined
-        ? {}
-        : { maxTimestamp: { timestampType: "LogAppendTime", timestamp: logAppendTime } }),
-    });
+    const bytes = withBatchHeader(
+      raw,
+      {
+        baseOffset,
+        partitionLeaderEpoch: leaderEpoch,
+        ...(logAppendTime === undefined
+          ? {}
+          : { maxTimestamp: { timestampType: "LogAppendTime", timestamp: logAppendTime } }),
+      },
+      this.slot(raw.length),
+    );
     const stored = { baseOffset, lastOffset: baseOffset + BigInt(lastOffsetDelta), maxTimestamp, bytes };
     this.batches.push(stored);
     this.logEndOffset = stored.lastOffset + 1n;
@@ -82,6 +106,35 @@ export class PartitionLog {
     for (const wake of this.waiters) wake();
     this.waiters.clear();
     return baseOffset;
+  }
+
+  /** Room for a batch of `n` bytes: the open segment's next `n` bytes, a new segment's, or a buffer of its own. */
+  private slot(n: number): Uint8Array {
+    if (this.segment.length - this.segmentUsed < n) {
+      const size = Math.min(SEGMENT_MAX, Math.floor(this.bytes / SEGMENT_SHARE));
+      if (n > size / SLOT_SHARE) return new Uint8Array(n);
+      this.segment = new Uint8Array(size);
+      this.segmentUsed = 0;
+    }
+    const at = this.segmentUsed;
+    this.segmentUsed += n;
+    return this.segment.subarray(at, at + n);
+  }
+
+  /**
+   * Copies the batches held in segments into new ones: after the log cleaner replaced or removed
+   * batches, a segment may hold few live ones (it is freed only when none is left).
+   */
+  repack(): void {
+    this.segment = NO_SEGMENT;
+    this.segmentUsed = 0;
+    for (let i = 0; i < this.batches.length; i++) {
+      const b = this.batches[i]!;
+      if (b.bytes.byteLength === b.bytes.buffer.byteLength) continue; // a buffer of its own
+      const bytes = this.slot(b.bytes.length);
+      bytes.set(b.bytes);
+      this.batches[i] = { ...b, bytes };
+    }
   }
 
   /**
@@ -177,6 +230,11 @@ export class PartitionLog {
       freed += this.batches[drop++]!.bytes.length;
     this.batches.splice(0, drop);
     this.bytes -= freed;
+    // Nothing left: the open segment goes too (a batch holding the log start stays, and its segment).
+    if (this.batches.length === 0) {
+      this.segment = NO_SEGMENT;
+      this.segmentUsed = 0;
+    }
     return freed;
   }
 

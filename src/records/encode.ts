@@ -578,34 +578,57 @@ export interface BatchHeaderUpdate {
  * A copy of a magic-2 batch's bytes with the fields a broker sets on append. baseOffset and
  * partitionLeaderEpoch lie outside the CRC: the rest of the bytes (compressed payload, CRC) stay
  * as they are. `raw` itself is not modified.
- * @throws KafkaEncodeError `INVALID_VALUE` when `raw` is not a magic-2 batch.
+ *
+ * With `into` (exactly `raw.length` bytes, e.g. a slot of a log segment) the copy is written
+ * there and `into` is returned, so that a broker storing many batches allocates once for many;
+ * `into` may be `raw` itself, to update the batch in place. Every field is checked before a byte
+ * is written: on error `into` is as it was.
+ * @throws KafkaEncodeError `INVALID_VALUE` when `raw` is not a magic-2 batch or `into` is not a
+ *   Uint8Array of `raw.length` bytes; `INT_OUT_OF_RANGE` for a field outside its type's range.
  */
-export function withBatchHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uint8Array {
+export function withBatchHeader(raw: Uint8Array, update: BatchHeaderUpdate, into?: Uint8Array): Uint8Array {
   if (!(raw instanceof Uint8Array) || raw.length < RECORD_BATCH_OVERHEAD || raw[16] !== 2) {
     fail("withBatchHeader needs the bytes of a magic-2 record batch", "raw");
   }
   if (update === null || typeof update !== "object") fail("the update must be an object", "update");
-  return guarded(() => applyHeader(raw, update));
+  if (into !== undefined && (!(into instanceof Uint8Array) || into.length !== raw.length)) {
+    fail(`into must be a Uint8Array of the batch's ${raw.length} bytes`, "into");
+  }
+  return guarded(() => applyHeader(raw, update, into));
 }
 
-function applyHeader(raw: Uint8Array, update: BatchHeaderUpdate): Uint8Array {
-  const out = raw.slice();
-  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
-  if (update.baseOffset !== undefined) v.setBigInt64(0, int64(update.baseOffset, "baseOffset"));
-  if (update.partitionLeaderEpoch !== undefined) {
-    v.setInt32(12, int32(update.partitionLeaderEpoch, "partitionLeaderEpoch", -1));
-  }
+function applyHeader(raw: Uint8Array, update: BatchHeaderUpdate, into: Uint8Array | undefined): Uint8Array {
+  const baseOffset = update.baseOffset === undefined ? undefined : int64(update.baseOffset, "baseOffset");
+  const epoch =
+    update.partitionLeaderEpoch === undefined
+      ? undefined
+      : int32(update.partitionLeaderEpoch, "partitionLeaderEpoch", -1);
+  let timestampType: "CreateTime" | "LogAppendTime" | undefined;
+  let maxTimestamp: bigint | undefined;
   if (update.maxTimestamp !== undefined) {
     if (update.maxTimestamp === null || typeof update.maxTimestamp !== "object") {
       fail("maxTimestamp must be an object { timestampType, timestamp }", "maxTimestamp");
     }
-    const { timestampType, timestamp } = update.maxTimestamp;
+    timestampType = update.maxTimestamp.timestampType;
     if (timestampType !== "CreateTime" && timestampType !== "LogAppendTime") {
       fail("timestampType must be CreateTime or LogAppendTime", "maxTimestamp.timestampType");
     }
+    maxTimestamp = int64(update.maxTimestamp.timestamp, "maxTimestamp.timestamp");
+  }
+  let out: Uint8Array;
+  if (into === undefined) out = raw.slice();
+  else {
+    // `set` copies as if through a temporary buffer: `into` overlapping `raw` is safe.
+    if (into !== raw) into.set(raw);
+    out = into;
+  }
+  const v = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  if (baseOffset !== undefined) v.setBigInt64(0, baseOffset);
+  if (epoch !== undefined) v.setInt32(12, epoch);
+  if (maxTimestamp !== undefined) {
     const attributes = v.getInt16(21);
     v.setInt16(21, timestampType === "LogAppendTime" ? attributes | 0x08 : attributes & ~0x08);
-    v.setBigInt64(35, int64(timestamp, "maxTimestamp.timestamp"));
+    v.setBigInt64(35, maxTimestamp);
     v.setUint32(17, crc32c(out, 21));
   }
   return out;

@@ -395,6 +395,36 @@ describe("record sets", () => {
     expect([lat.timestampType, lat.maxTimestamp, lat.records[0]!.timestamp]).toEqual(["LogAppendTime", 77n, 77n]);
   });
 
+  it("withBatchHeader into a slot of a larger buffer, or in place: the same bytes as the copy, the slot returned", () => {
+    const update = { baseOffset: 5000n, partitionLeaderEpoch: 12 } as const;
+    const expected = withBatchHeader(a, update);
+    // A slot in the middle of a segment: the bytes around it are left alone.
+    const segment = new Uint8Array(a.length + 10).fill(0xee);
+    const slot = segment.subarray(3, 3 + a.length);
+    expect(withBatchHeader(a, update, slot)).toBe(slot);
+    expect(slot).toEqual(expected);
+    expect([...segment.subarray(0, 3), ...segment.subarray(3 + a.length)]).toEqual(Array(10).fill(0xee));
+    // In place, including the CRC recomputed for LogAppendTime.
+    const own = a.slice();
+    const lat = { maxTimestamp: { timestampType: "LogAppendTime", timestamp: 77n } } as const;
+    expect(withBatchHeader(own, lat, own)).toBe(own);
+    expect(own).toEqual(withBatchHeader(a, lat));
+  });
+
+  it("withBatchHeader into: a wrong-sized target, or a bad field, is refused before a byte is written", () => {
+    for (const into of [new Uint8Array(a.length - 1), new Uint8Array(a.length + 1), [] as unknown as Uint8Array]) {
+      expect(() => withBatchHeader(a, { baseOffset: 1n }, into)).toThrow(
+        expect.objectContaining({ code: "INVALID_VALUE", path: "into" }),
+      );
+    }
+    // baseOffset is valid, the epoch is not: neither is written.
+    const own = a.slice();
+    expect(() => withBatchHeader(own, { baseOffset: 9n, partitionLeaderEpoch: 2 ** 31 }, own)).toThrow(
+      expect.objectContaining({ code: "INT_OUT_OF_RANGE", path: "partitionLeaderEpoch" }),
+    );
+    expect(own).toEqual(a);
+  });
+
   it("recordsMaxTimestamp and nullKeyRecords: LogValidator's maxTimestamp (from -1) and keyless records, as found", () => {
     // Worked by hand: the largest timestamp is the middle record's (10 + 7), the last one's key is null.
     const batch = encodeSync({
