@@ -6,13 +6,13 @@
 import { lz4 } from "./lz4.js";
 import { snappy } from "./snappy.js";
 import type { Codecs } from "./types.js";
-import { zstd } from "./zstd.js";
+import { zstd } from "./zstd-browser.js";
 
 export { lz4, snappy, zstd };
-export { initZstd } from "./zstd.js";
+export { initZstd, zstdDecompress } from "./zstd-browser.js";
 export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
-export { zstdDecompress, ZSTD_MAX_WINDOW } from "./zstd.js";
+export { ZSTD_MAX_WINDOW } from "./zstd.js";
 export { CorruptCompressedDataError } from "./types.js";
 
 /** snappy, lz4 and zstd (gzip: the core's default). */

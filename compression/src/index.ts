@@ -7,7 +7,8 @@
  *
  * gzip (node:zlib, synchronous), snappy (xerial-framed and raw; our bounded decoder, snappyjs to
  * compress), lz4 (Kafka's frame around lz4js blocks; our bounded block decoder), zstd (the
- * reference library as WebAssembly, @bokuweb/zstd-wasm, behind our walk of every frame header).
+ * reference library as WebAssembly: @bokuweb/zstd-wasm's zstd.wasm on an instance of our own, behind
+ * our walk of every frame header).
  * No native build.
  *
  * @module kafka-wire-compression
@@ -16,13 +17,13 @@ import { gzip } from "./gzip.js";
 import { lz4 } from "./lz4.js";
 import { snappy } from "./snappy.js";
 import type { Codecs } from "./types.js";
-import { zstd } from "./zstd.js";
+import { zstd } from "./zstd-node.js";
 
 export { gzip, lz4, snappy, zstd };
-export { initZstd } from "./zstd.js";
+export { initZstd, zstdDecompress } from "./zstd-node.js";
 export { lz4CompressFrame, lz4DecompressFrame } from "./lz4.js";
 export { snappyCompressXerial, snappyDecompress } from "./snappy.js";
-export { zstdDecompress, ZSTD_MAX_WINDOW } from "./zstd.js";
+export { ZSTD_MAX_WINDOW } from "./zstd.js";
 export { CorruptCompressedDataError } from "./types.js";
 
 /** All four codecs, for the `codecs` option of `decodeRecords` and `encodeRecordBatch`. */

@@ -1,8 +1,17 @@
 /**
- * Zstandard (KIP-110), both ways through @bokuweb/zstd-wasm: the reference C library compiled to
- * WebAssembly (compressing with `ZSTD_compress`, decompressing each frame with the one-shot
- * `ZSTD_decompress`, which checks content sizes and checksums and decodes into its output buffer:
- * no window buffer besides it).
+ * Zstandard (KIP-110), both ways through the reference C library compiled to WebAssembly: the
+ * `zstd.wasm` that @bokuweb/zstd-wasm ships, instantiated here with our own imports (compressing
+ * with `ZSTD_compress_usingDict` and no dictionary, which is `ZSTD_compressCCtx`; decompressing
+ * each frame with `ZSTD_decompress_usingDict` and no dictionary, which is `ZSTD_decompressDCtx`:
+ * the one-shot decoder, which checks content sizes and checksums and decodes into its output
+ * buffer, no window buffer besides it; one context of each, kept).
+ *
+ * The instance is this module's own. @bokuweb/zstd-wasm's JavaScript glue is one module-level
+ * Emscripten `Module` shared by every user of the package in a process: a second `init()` (another
+ * library, or a second copy of kafka-wire-compression) instantiated zstd.wasm again and, once that
+ * settled (after its Promise had resolved), pointed the glue's memory views at the new instance
+ * while the exports bound on first use stayed the old one's, so valid frames decompressed into
+ * zeros. Nothing outside this module can reach our instance or its memory.
  *
  * Before any byte is decompressed, our own walk over the payload reads every frame's header and
  * every block header (RFC 8878 §3.1), so that no frame, whichever its place, gets past the limits:
@@ -19,13 +28,11 @@
  * blocks: 4.4 s from 878 bytes), and checked neither checksums nor content sizes.
  *
  * The WebAssembly module loads asynchronously: until it has loaded, `compress` and `decompress`
- * return a Promise (and so does `decodeRecords`); afterwards they are synchronous. Call
- * {@link initZstd} once at start-up to have synchronous zstd from the first batch. In browsers
- * pass `initZstd` the URL of `@bokuweb/zstd-wasm`'s `zstd.wasm` if your bundler does not serve
- * it next to the module.
+ * return a Promise (and so does `decodeRecords`); afterwards they are synchronous. Each entry
+ * point binds where zstd.wasm comes from (zstd-node.ts: read from the installed package;
+ * zstd-browser.ts: fetched from beside the module, or from the URL given to `initZstd`).
  */
 
-import * as zstdWasm from "@bokuweb/zstd-wasm";
 import { corrupt, CorruptCompressedDataError, tooLarge, type CompressionCodec } from "./types.js";
 
 /** Kafka's default `compression.zstd.level`. */
@@ -36,19 +43,6 @@ export const ZSTD_MAX_WINDOW = 2 ** 27;
 
 /** The largest block a frame may hold (Block_Maximum_Size: the window, at most 128 KiB). */
 const BLOCK_MAX = 128 * 1024;
-
-let ready: Promise<void> | null = null;
-let loaded = false;
-
-/** Loads the WebAssembly module (once; later calls return the same Promise). */
-export function initZstd(wasmUrl?: string): Promise<void> {
-  ready ??= (wasmUrl === undefined ? zstdWasm.init() : (zstdWasm.init as (p?: string) => Promise<void>)(wasmUrl)).then(
-    () => {
-      loaded = true;
-    },
-  );
-  return ready;
-}
 
 /** One zstd frame found by {@link scanFrames}. */
 export interface ZstdFrame {
@@ -146,6 +140,199 @@ export function scanFrames(b: Uint8Array, maxBytes: number): ZstdFrame[] {
   return frames;
 }
 
+/**
+ * zstd.wasm's exports by the names @bokuweb/zstd-wasm 0.0.27's Emscripten build minified them to
+ * (its dist/common/zstd.js binds the same letters: `Module['_ZSTD_compress'] = wasmExports['m']`;
+ * test/compression-zstd-instance.test.ts reads them from there, so an upgrade that renames them
+ * fails a test rather than a call). Sizes and pointers are wasm32 `size_t`: i32 in JavaScript.
+ */
+export const ZSTD_WASM_EXPORTS = {
+  memory: "f",
+  /** `__wasm_call_ctors`, run once before anything else. */
+  ctors: "g",
+  isError: "h",
+  compressBound: "i",
+  createCCtx: "j",
+  /** `ZSTD_compress_usingDict(cctx, dst, dstCapacity, src, srcSize, dict, dictSize, level)`. */
+  compressUsingDict: "l",
+  createDCtx: "n",
+  /** `ZSTD_decompress_usingDict(dctx, dst, dstCapacity, src, srcSize, dict, dictSize)`. */
+  decompressUsingDict: "q",
+  malloc: "s",
+  free: "t",
+} as const;
+
+/** The most the heap may grow to (Emscripten's getHeapMax for this build: 2 GiB). */
+const HEAP_MAX = 2 ** 31;
+const PAGE = 65536;
+
+/** What zstd.wasm can be instantiated from: its bytes, or a Response carrying them (compiled while it streams). */
+export type ZstdWasmSource = Response | ArrayBuffer | ArrayBufferView;
+
+type Fn = (...args: number[]) => number;
+
+/** The reference library on an instance of zstd.wasm that only this module holds. */
+class ZstdWasm {
+  private readonly cctx: number;
+  private readonly dctx: number;
+  private readonly isError: Fn;
+  private readonly compressBound: Fn;
+  private readonly compressUsingDict: Fn;
+  private readonly decompressUsingDict: Fn;
+  private readonly malloc: Fn;
+  private readonly free: Fn;
+
+  private constructor(
+    exports: WebAssembly.Exports,
+    private readonly memory: WebAssembly.Memory,
+  ) {
+    const fn = (name: keyof typeof ZSTD_WASM_EXPORTS): Fn => {
+      const f = exports[ZSTD_WASM_EXPORTS[name]];
+      if (typeof f !== "function")
+        throw new Error(`zstd.wasm has no export for ${name}: not the build this module binds`);
+      return f as Fn;
+    };
+    fn("ctors")();
+    this.isError = fn("isError");
+    this.compressBound = fn("compressBound");
+    this.compressUsingDict = fn("compressUsingDict");
+    this.decompressUsingDict = fn("decompressUsingDict");
+    this.malloc = fn("malloc");
+    this.free = fn("free");
+    this.cctx = fn("createCCtx")();
+    this.dctx = fn("createDCtx")();
+    if (this.cctx === 0 || this.dctx === 0) throw new Error("zstd.wasm could not allocate its contexts");
+  }
+
+  static async instantiate(source: ZstdWasmSource): Promise<ZstdWasm> {
+    let memory: WebAssembly.Memory | undefined;
+    const fail = (what: string) => () => {
+      throw new WebAssembly.RuntimeError(`zstd.wasm ${what}`);
+    };
+    // Emscripten's _emscripten_resize_heap: grow by at least a fifth (fewer, larger grows), to at
+    // least what malloc asked for, within HEAP_MAX; 1 on success, 0 (malloc returns NULL) else.
+    const resizeHeap = (requested: number): number => {
+      const m = memory!;
+      const old = m.buffer.byteLength;
+      requested >>>= 0;
+      if (requested > HEAP_MAX) return 0;
+      for (const target of [Math.max(requested, Math.min(old * 1.2, requested + 96 * 2 ** 20)), requested]) {
+        const size = Math.min(HEAP_MAX, Math.ceil(target / PAGE) * PAGE);
+        try {
+          m.grow((size - old) / PAGE);
+          return 1;
+        } catch {
+          // Past what the engine gives: the exact size next.
+        }
+      }
+      return 0;
+    };
+    // Module "a": the Emscripten runtime functions the package's glue gives as a `_proc_exit`, b
+    // `_emscripten_runtime_keepalive_clear`, c `__abort_js`, d `__setitimer_js`, e
+    // `_emscripten_resize_heap` (the only one zstd reaches: malloc growing the heap).
+    const imports = {
+      a: { a: fail("exited"), b: () => undefined, c: fail("aborted"), d: fail("set a timer"), e: resizeHeap },
+    };
+    const { instance } = await instantiateFrom(source, imports);
+    const m = instance.exports[ZSTD_WASM_EXPORTS.memory];
+    if (!(m instanceof WebAssembly.Memory))
+      throw new Error("zstd.wasm exports no memory: not the build this module binds");
+    memory = m;
+    return new ZstdWasm(instance.exports, m);
+  }
+
+  private alloc(n: number): number {
+    const p = this.malloc(Math.max(n, 1));
+    if (p === 0) throw new RangeError(`zstd's WebAssembly memory cannot hold ${n} more bytes`);
+    return p;
+  }
+
+  /** Copies `data` into the instance's memory (freed by the caller). */
+  private put(data: Uint8Array): number {
+    const p = this.alloc(data.length);
+    new Uint8Array(this.memory.buffer).set(data, p);
+    return p;
+  }
+
+  /** The bytes at [p, p + n), copied out (the memory's buffer is a new one whenever it grows). */
+  private take(p: number, n: number): Uint8Array {
+    return new Uint8Array(this.memory.buffer, p, n).slice();
+  }
+
+  /** zstd's error code (ZSTD_ErrorCode, zstd_errors.h) of a size_t result, or 0 when it is a size. */
+  private error(result: number): number {
+    return this.isError(result) ? -result : 0;
+  }
+
+  compress(data: Uint8Array, level: number): Uint8Array {
+    const bound = this.compressBound(data.length) >>> 0;
+    const src = this.put(data);
+    try {
+      const dst = this.alloc(bound);
+      try {
+        const n = this.compressUsingDict(this.cctx, dst, bound, src, data.length, 0, 0, level);
+        const code = this.error(n);
+        if (code !== 0) throw new Error(`zstd compression failed: ${ZSTD_ERRORS[code] ?? `zstd error ${code}`}`);
+        return this.take(dst, n >>> 0);
+      } finally {
+        this.free(dst);
+      }
+    } finally {
+      this.free(src);
+    }
+  }
+
+  /** One frame into at most `capacity` bytes: the bytes, or zstd's error code. */
+  decompress(frame: Uint8Array, capacity: number): Uint8Array | number {
+    const src = this.put(frame);
+    try {
+      const dst = this.alloc(capacity);
+      try {
+        const n = this.decompressUsingDict(this.dctx, dst, capacity, src, frame.length, 0, 0);
+        return this.error(n) || this.take(dst, n >>> 0);
+      } finally {
+        this.free(dst);
+      }
+    } finally {
+      this.free(src);
+    }
+  }
+}
+
+/** Instantiates from bytes, or from a Response (streaming when it is served as application/wasm). */
+async function instantiateFrom(
+  source: ZstdWasmSource,
+  imports: WebAssembly.Imports,
+): Promise<WebAssembly.WebAssemblyInstantiatedSource> {
+  if (typeof Response !== "undefined" && source instanceof Response) {
+    if (!source.ok) throw new Error(`zstd.wasm did not load from ${source.url}: HTTP ${source.status}`);
+    const type = source.headers.get("content-type")?.split(";")[0]?.trim();
+    if (typeof WebAssembly.instantiateStreaming === "function" && type === "application/wasm") {
+      return WebAssembly.instantiateStreaming(source, imports);
+    }
+    return WebAssembly.instantiate(await source.arrayBuffer(), imports);
+  }
+  return WebAssembly.instantiate(source as BufferSource, imports);
+}
+
+let ready: Promise<void> | null = null;
+let wasm: ZstdWasm | null = null;
+
+/**
+ * Instantiates zstd.wasm from what `load` gives, once: later calls return the same Promise; after
+ * a failure the next call tries again. What each entry point's `initZstd` does.
+ */
+export function startZstd(load: () => Promise<ZstdWasmSource>): Promise<void> {
+  ready ??= (async () => {
+    if (typeof WebAssembly !== "object") throw new Error("zstd needs WebAssembly, which this runtime does not have");
+    wasm = await ZstdWasm.instantiate(await load());
+  })().catch((e: unknown) => {
+    ready = null;
+    throw e;
+  });
+  return ready;
+}
+
 /** zstd's error codes (zstd_errors.h) that a corrupted frame gives, by number. */
 const ZSTD_ERRORS: Record<number, string> = {
   1: "generic error",
@@ -170,14 +357,10 @@ const DST_TOO_SMALL = 70;
 
 /** Decompresses one frame into at most `capacity` bytes (the module has loaded). */
 function decompressFrame(frame: Uint8Array, capacity: number, at: number, full: () => Error): Uint8Array {
-  try {
-    return zstdWasm.decompress(frame, { defaultHeapSize: capacity });
-  } catch (e) {
-    const code = /code (-?\d+)/.exec(String((e as Error)?.message))?.[1];
-    const n = code === undefined ? NaN : Math.abs(Number(code));
-    if (n === DST_TOO_SMALL) throw full();
-    corrupt(`zstd frame does not decompress: ${ZSTD_ERRORS[n] ?? `zstd error ${code ?? String(e)}`}`, at);
-  }
+  const out = wasm!.decompress(frame, capacity);
+  if (typeof out !== "number") return out;
+  if (out === DST_TOO_SMALL) throw full();
+  corrupt(`zstd frame does not decompress: ${ZSTD_ERRORS[out] ?? `zstd error ${out}`}`, at);
 }
 
 function decompressFrames(data: Uint8Array, frames: readonly ZstdFrame[], maxBytes: number): Uint8Array {
@@ -214,24 +397,28 @@ function decompressFrames(data: Uint8Array, frames: readonly ZstdFrame[], maxByt
 
 /**
  * Decompresses zstd frames (several back to back, skippable ones among them) into at most
- * `maxBytes` bytes; a Promise until the WebAssembly module has loaded (see {@link initZstd}).
- * Errors: `DECOMPRESSED_TOO_LARGE` (content sizes above the cap, output past it) or a
- * {@link CorruptCompressedDataError} naming the byte of the payload (a window above 2^27, bad
- * headers, blocks or checksums, bytes after the last frame).
+ * `maxBytes` bytes, starting zstd with `init` first if it has not loaded (then a Promise). What
+ * each entry point's `zstdDecompress` does.
  */
-export function zstdDecompress(data: Uint8Array, maxBytes: number): Uint8Array | Promise<Uint8Array> {
+export function decompressZstd(
+  data: Uint8Array,
+  maxBytes: number,
+  init: () => Promise<void>,
+): Uint8Array | Promise<Uint8Array> {
   // The walk first, also before loading: a hostile payload fails without waiting for the module.
   const frames = scanFrames(data, maxBytes);
-  if (loaded) return decompressFrames(data, frames, maxBytes);
-  return initZstd().then(() => decompressFrames(data, frames, maxBytes));
+  if (wasm !== null) return decompressFrames(data, frames, maxBytes);
+  return init().then(() => decompressFrames(data, frames, maxBytes));
 }
 
-/** Kafka's zstd (compression.type=zstd); `level` as `compression.zstd.level` (default 3). */
-export const zstd: CompressionCodec = {
-  compress(data, options) {
-    const level = options.level ?? DEFAULT_LEVEL;
-    if (loaded) return zstdWasm.compress(data, level);
-    return initZstd().then(() => zstdWasm.compress(data, level));
-  },
-  decompress: (data, options) => zstdDecompress(data, options.maxBytes),
-};
+/** Kafka's zstd codec, starting zstd with `init` on first use; `level` as `compression.zstd.level` (default 3). */
+export function zstdCodec(init: () => Promise<void>): CompressionCodec {
+  return {
+    compress(data, options) {
+      const level = options.level ?? DEFAULT_LEVEL;
+      if (wasm !== null) return wasm.compress(data, level);
+      return init().then(() => wasm!.compress(data, level));
+    },
+    decompress: (data, options) => decompressZstd(data, options.maxBytes, init),
+  };
+}
