@@ -6,8 +6,7 @@
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startCluster, type RunningCluster } from "../broker/src/index.js";
-// The broker's own import: a second copy (compression/src) in this process reads zstd output as
-// zeros once the broker's copy has started its WebAssembly module (@bokuweb/zstd-wasm re-instantiates its shared module on a second init).
+// The broker's own import (the built package), as the broker decompresses with it.
 import { codecs } from "kafka-wire-compression";
 import { decodeRecords, encodeRecordBatch, type RecordBatch, type RecordBatchInit } from "../src/records/index.js";
 import type { Protocol } from "../src/runtime/index.js";
