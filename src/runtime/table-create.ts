@@ -9,7 +9,7 @@
  * and allocates nothing but the result.
  */
 
-import type { Init } from "./codec.js";
+import { initStruct, initStructs, ownField, type Init } from "./codec.js";
 import type { MessageTable } from "./table.js";
 import { structsOf, type JsonStruct } from "./table-json.js";
 import { ownUnknownTaggedFields } from "./writer.js";
@@ -17,6 +17,8 @@ import { ownUnknownTaggedFields } from "./writer.js";
 /** A struct as `create` walks it. */
 interface Shape {
   readonly fields: readonly ShapeField[];
+  /** `createFrom` of this shape, made once (initStruct and initStructs take it for every call). */
+  readonly create: (init: Record<string, unknown>) => Record<string, unknown>;
   /** See {@link JsonStruct.keepsUnknown}. */
   readonly keepsUnknown: boolean;
 }
@@ -26,7 +28,7 @@ interface ShapeField {
   /** Whether the default is an immutable value (a primitive or null): `value`, shared by every result. */
   readonly constant: boolean;
   readonly value: unknown;
-  /** A new default otherwise: an empty array, empty bytes (a struct's default is {@link defaults} of `inner`). */
+  /** A new default otherwise: an empty array, empty bytes, a struct of its defaults. */
   readonly fresh: () => unknown;
   /** The struct of the field or of its elements; null for primitives. */
   inner: Shape | null;
@@ -58,7 +60,12 @@ function shapesOf(table: MessageTable): Map<string, Shape> {
         nullableAnywhere: f.nullableAnywhere,
       };
     });
-    known.set(name, { fields, keepsUnknown: struct.keepsUnknown });
+    const shape: Shape = {
+      fields,
+      keepsUnknown: struct.keepsUnknown,
+      create: (init) => createFrom(shape, init),
+    };
+    known.set(name, shape);
   }
   // Inner structs are linked once every shape exists (a table's structs may name each other in any order).
   for (const [name, struct] of structs) {
@@ -85,39 +92,22 @@ export function tableCreate<T>(table: MessageTable, name: string): (init?: Init<
   };
 }
 
-const OBJECT_PROTOTYPE = Object.prototype as Record<PropertyKey, unknown>;
-
-/** A struct's default: every field at its default (a generated `createX()`), no unknown tagged fields. */
-function defaults(shape: Shape): Record<string, unknown> {
-  const v: Record<string, unknown> = {};
-  const fields = shape.fields;
-  for (let i = 0; i < fields.length; i++) {
-    const f = fields[i]!;
-    v[f.name] = f.constant ? f.value : f.inner !== null && !f.array ? defaults(f.inner) : f.fresh();
-  }
-  return v;
-}
-
 function createFrom(shape: Shape, init: Record<string, unknown>): Record<string, unknown> {
   const v: Record<string, unknown> = {};
   const fields = shape.fields;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     const name = f.name;
-    let x = init[name];
-    // An own property only (codec.ts's ownField): a value inherited from Object.prototype (a
-    // polluted prototype, or a member such as `toString`) is no value. The ownership check runs
-    // only when the value read is the prototype's.
-    if (x !== undefined && x === OBJECT_PROTOTYPE[name] && !Object.hasOwn(init, name)) x = undefined;
+    const x = ownField(init, name);
     const inner = f.inner;
     if (x === undefined) {
-      v[name] = f.constant ? f.value : inner !== null && !f.array ? defaults(inner) : f.fresh();
+      v[name] = f.constant ? f.value : f.fresh();
     } else if (inner === null || (x === null && f.nullableAnywhere)) {
       v[name] = x;
-    } else if (f.array) {
-      v[name] = createAll(inner, x);
     } else {
-      v[name] = isStructInit(x) ? createFrom(inner, x as Record<string, unknown>) : x;
+      v[name] = f.array
+        ? initStructs(x as Record<string, unknown>[], inner.create)
+        : initStruct(x as Record<string, unknown>, inner.create);
     }
   }
   if (shape.keepsUnknown) {
@@ -125,25 +115,4 @@ function createFrom(shape: Shape, init: Record<string, unknown>): Record<string,
     if (unknown !== undefined) v._unknownTaggedFields = unknown;
   }
   return v;
-}
-
-/** What `create` fills in: an object that is not an array; anything else is kept for encode to report. */
-function isStructInit(x: unknown): boolean {
-  return typeof x === "object" && x !== null && !Array.isArray(x);
-}
-
-/**
- * An array of structs: a new array of created structs (elements that are not objects kept as they
- * are); anything but an array, or an array over 2^31-1 elements, is kept as it is (codec.ts's
- * initStructs).
- */
-function createAll(shape: Shape, x: unknown): unknown {
-  // Longer than Kafka's int32 array count: kept for encode to refuse, never walked.
-  if (!Array.isArray(x) || x.length > 0x7fffffff) return x;
-  const out = new Array<unknown>(x.length);
-  for (let i = 0; i < x.length; i++) {
-    const e: unknown = x[i];
-    out[i] = isStructInit(e) ? createFrom(shape, e as Record<string, unknown>) : e;
-  }
-  return out;
 }
