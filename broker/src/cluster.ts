@@ -14,15 +14,7 @@ import { pathToFileURL } from "node:url";
 import { codecs as compressionCodecs } from "kafka-wire-compression";
 import type { Codecs } from "../../src/records/index.js";
 import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js";
-import {
-  FrameSplitter,
-  KafkaDecodeError,
-  UNSUPPORTED_VERSION_ERROR,
-  uuidToString,
-  type DecodedRequest,
-  type Protocol,
-  type TypedProtocol,
-} from "../../src/runtime/index.js";
+import { uuidToString, type DecodedRequest, type Protocol, type TypedProtocol } from "../../src/runtime/index.js";
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
 import { ProducerStates } from "./producers.js";
@@ -34,12 +26,13 @@ import { registerCoreHandlers } from "./handlers/core.js";
 import { registerGroupHandlers } from "./handlers/groups.js";
 import { registerAdminHandlers } from "./handlers/admin.js";
 import { registerTransactionHandlers } from "./handlers/transactions.js";
-import { CLOSE_AFTER_RESPONSE, registerSaslHandlers, saslAllows, type SaslOptions } from "./handlers/sasl.js";
+import { registerSaslHandlers, type SaslOptions } from "./handlers/sasl.js";
 import { topicConfig } from "./configs.js";
 import { compactTopic } from "./compaction.js";
 import { Control, type DelaySpec, type FailSpec, type FaultScope, type Interceptor } from "./control.js";
 import { RequestLog, type RequestLogEntry, type RequestLogOptions } from "./request-log.js";
 import { Inspector } from "./inspect.js";
+import { ConnectionServer, makeRoom } from "./connection.js";
 
 /** One broker node of the cluster, as Metadata reports it. */
 export interface BrokerNode {
@@ -263,8 +256,6 @@ export interface Topic {
 }
 
 const LOOPBACK = new Set(["127.0.0.1", "::1", "localhost"]);
-/** Produce's api key (the request header's first field, bytes 4..5 of the frame). */
-const PRODUCE_API_KEY = 0;
 /** How long requests may keep the event loop before {@link Cluster.breathe} yields it (ms). */
 const BREATHE_MS = 10;
 /** Kafka's topic name rule (`Topic.validate`): 1..249 of [a-zA-Z0-9._-], not "." or "..". */
@@ -966,14 +957,7 @@ async function loadProtocol(options: ClusterOptions): Promise<Protocol> {
   return defineProtocol({ ...protocolDefinition, unstableVersions: true });
 }
 
-/**
- * Serves one connection: frames split with the request size limit, requests answered one at a
- * time in order (as Kafka does), reading paused while too many requests wait or while the
- * socket's write buffer is full, closed after `idleTimeoutMs` without traffic or when a request
- * frame (or the first request) takes longer than `requestTimeoutMs` to arrive. Past
- * `maxConnections` on its node, another connection is closed to make room (see
- * {@link ClusterOptions.maxConnections}).
- */
+/** Serves one connection (see {@link ConnectionServer}); past `maxConnections` on its node, another is closed first. */
 function serveConnection(
   cluster: Cluster,
   node: BrokerNode,
@@ -988,301 +972,9 @@ function serveConnection(
   }
   makeRoom(cluster, node.nodeId);
   sockets.set(socket, node.nodeId);
-  socket.setNoDelay(true);
-  socket.setTimeout(cluster.config.idleTimeoutMs, () => drop(`idle for ${cluster.config.idleTimeoutMs} ms`));
-  const connection: Connection = {
-    id,
-    node,
-    remoteAddress: socket.remoteAddress ?? "",
-    remotePort: socket.remotePort ?? 0,
-    session: new Map(),
-  };
-  const splitter = new FrameSplitter({ maxFrameSize: cluster.config.maxRequestBytes });
-  const queue: Uint8Array[] = [];
-  const limit = cluster.config.maxQueuedRequests;
-  const maxBytes = cluster.config.maxRequestBytes;
-  const requestTimeoutMs = cluster.config.requestTimeoutMs;
-  /** Bytes of the queued frames and of the splitter's partial frame: what this connection holds. */
-  let held = 0;
-  let busy = false;
-  let paused = false;
-  /** No complete request yet: `requestTimeoutMs` runs from the connection's start. */
-  let first = true;
-  /** When the frame being received (or the wait for the first request) started; null: none. */
-  let receivingSince: number | null = performance.now();
-  /** When the socket's write buffer filled (the client does not read its responses); null: it has room. */
-  let blockedSince: number | null = null;
-  /** When the connection last had nothing in flight. */
-  let idleSince = performance.now();
-  let deadline: ReturnType<typeof setTimeout> | null = null;
-  function drop(why: string): void {
-    cluster.log(`node ${node.nodeId} connection ${id}: ${why}; closing it`);
-    // The responses written before this one go out first (they wait for the end of the turn).
-    if (corked) socket.uncork();
-    socket.destroy();
-    release();
-  }
-  /** Gives back what the connection holds (at once: the close event comes later). */
-  function release(): void {
-    cluster.holders.delete(id);
-    hold(-held);
-    queue.length = 0;
-    if (deadline !== null) clearTimeout(deadline);
-    deadline = null;
-  }
-  const hold = (delta: number) => {
-    held += delta;
-    cluster.bufferedBytes += delta;
-  };
-  /** Arms the `requestTimeoutMs` check for the frame being received (one timer, re-armed only when it fires). */
-  const armDeadline = () => {
-    if (deadline !== null || receivingSince === null || paused || socket.destroyed) return;
-    deadline = setTimeout(checkDeadline, Math.max(1, receivingSince + requestTimeoutMs - performance.now()));
-    deadline.unref();
-  };
-  const checkDeadline = () => {
-    deadline = null;
-    if (receivingSince === null || paused || socket.destroyed) return;
-    if (performance.now() - receivingSince < requestTimeoutMs) return armDeadline();
-    const part = splitter.buffered > 0 ? ` (${splitter.buffered} of ${splitter.held} bytes received)` : "";
-    drop(
-      first
-        ? `no complete request within requestTimeoutMs (${requestTimeoutMs} ms) of connecting${part}`
-        : `a request frame not complete within requestTimeoutMs (${requestTimeoutMs} ms)${part}`,
-    );
-  };
-  // Reading stops while this connection holds too many requests or bytes, or while the client
-  // does not read its responses.
-  const full = () => queue.length >= limit || held >= maxBytes;
-  const resumeIfRoom = () => {
-    if (paused && !socket.destroyed && queue.length < limit / 2 && held < maxBytes / 2 && !socket.writableNeedDrain) {
-      paused = false;
-      socket.resume();
-      // The time not read was the broker's: the frame being received gets its full time again.
-      if (receivingSince !== null) receivingSince = performance.now();
-      armDeadline();
-    }
-  };
-  const pause = () => {
-    if (paused) return;
-    paused = true;
-    socket.pause();
-  };
-  cluster.holders.set(id, {
-    nodeId: node.nodeId,
-    held: () => held,
-    received: () => held - splitter.held + splitter.buffered,
-    standing() {
-      const stuck = Math.min(blockedSince ?? Infinity, paused ? Infinity : (receivingSince ?? Infinity));
-      if (stuck !== Infinity) return { kind: "stuck", since: stuck };
-      return busy || queue.length > 0 ? { kind: "busy", since: idleSince } : { kind: "idle", since: idleSince };
-    },
-    drop,
-  });
-  armDeadline();
-  /**
-   * The cluster-wide bound: past maxBufferedBytes, the connection holding the most is closed
-   * (pausing instead could leave every connection waiting for another's partial frame); of two
-   * holding as much, the one that has sent less of it (a size prefix alone, rather than a frame
-   * nearly complete).
-   */
-  const enforceClusterBound = () => {
-    while (cluster.bufferedBytes > cluster.config.maxBufferedBytes) {
-      let largest: ConnectionHolder | undefined;
-      for (const h of cluster.holders.values()) {
-        if (
-          largest === undefined ||
-          h.held() > largest.held() ||
-          (h.held() === largest.held() && h.received() < largest.received())
-        )
-          largest = h;
-      }
-      if (largest === undefined || largest.held() === 0) return;
-      largest.drop(
-        `the connections hold more than maxBufferedBytes (${cluster.config.maxBufferedBytes}); this one the most`,
-      );
-    }
-  };
-  let corked = false;
-  /**
-   * Writes a response; the responses of requests answered in the same turn of the event loop
-   * (a client's pipelined requests) go out together, in one write, when the turn ends.
-   */
-  const write = (response: Uint8Array): boolean => {
-    if (!corked) {
-      corked = true;
-      socket.cork();
-      process.nextTick(() => {
-        corked = false;
-        socket.uncork();
-      });
-    }
-    return socket.write(response);
-  };
-  async function pump(): Promise<void> {
-    if (busy) return;
-    busy = true;
-    try {
-      while (queue.length > 0 && !socket.destroyed) {
-        const frame = queue.shift()!;
-        hold(-frame.length);
-        resumeIfRoom();
-        const exchange = cluster.requestLog.enabled
-          ? await cluster.requestLog.record(() => answer(cluster, connection, frame))
-          : await answer(cluster, connection, frame);
-        options.onExchange?.(exchange);
-        await cluster.breathe();
-        if (exchange.error !== null) {
-          drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
-          break;
-        }
-        if (connection.session.get(CLOSE_AFTER_RESPONSE) === true) {
-          // The answer is the connection's last (a failed SASL authentication).
-          if (exchange.response !== null) socket.end(exchange.response);
-          else socket.end();
-          break;
-        }
-        if (exchange.response !== null && !socket.destroyed && !write(exchange.response)) {
-          // Backpressure: the client does not read its responses; stop reading its requests.
-          blockedSince = performance.now();
-          pause();
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              socket.off("drain", done);
-              socket.off("close", done);
-              resolve();
-            };
-            socket.once("drain", done);
-            socket.once("close", done);
-          });
-          blockedSince = null;
-          resumeIfRoom();
-        }
-      }
-    } finally {
-      busy = false;
-      idleSince = performance.now();
-    }
-  }
-  socket.on("data", (chunk: Buffer) => {
-    let frames: Uint8Array[];
-    // What the splitter holds for a partial frame: all of it from its size prefix on.
-    const before = splitter.held;
-    try {
-      frames = splitter.push(chunk);
-    } catch (e) {
-      drop((e as Error).message);
-      return;
-    }
-    hold(splitter.held - before);
-    for (const f of frames) {
-      if (f.length < 12) {
-        drop("a request frame shorter than its header");
-        return;
-      }
-      // A Produce request that is a view of the chunk stays one: the log copies its record
-      // batches, and nothing else of it is kept, so the chunk (a buffer of its own per read) is
-      // held only until it is answered. Any other view is copied, as its handler may keep views
-      // of it (group member metadata, assignments) that would hold the whole chunk. A frame the
-      // splitter assembled is already a buffer of its own, exactly the frame.
-      queue.push(f.buffer !== chunk.buffer || ((f[4]! << 8) | f[5]!) === PRODUCE_API_KEY ? f : new Uint8Array(f));
-      hold(f.length);
-    }
-    if (frames.length > 0) first = false;
-    // A frame still partial after this chunk: its deadline runs from its first byte (a frame
-    // completed here and another begun restarts it).
-    if (splitter.buffered === 0 && !first) receivingSince = null;
-    else if (receivingSince === null || (frames.length > 0 && splitter.buffered > 0))
-      receivingSince = performance.now();
-    if (full()) pause();
-    enforceClusterBound();
-    if (socket.destroyed) return;
-    armDeadline();
-    void pump();
-  });
-  socket.on("error", () => {});
+  const served = new ConnectionServer(cluster, node, socket, id, options.onExchange);
   socket.on("close", () => {
     sockets.delete(socket);
-    release();
-    connection.session.clear();
+    served.closed();
   });
-}
-
-/**
- * Before a new connection of node `nodeId` is served: when the node has `maxConnections` open,
- * closes the one stuck longest, else idle longest, else the one busy since longest ago.
- */
-function makeRoom(cluster: Cluster, nodeId: number): void {
-  let open = 0;
-  let victim: ConnectionHolder | undefined;
-  let best = { rank: Infinity, since: Infinity };
-  const RANK = { stuck: 0, idle: 1, busy: 2 } as const;
-  for (const h of cluster.holders.values()) {
-    if (h.nodeId !== nodeId) continue;
-    open++;
-    const s = h.standing();
-    const rank = RANK[s.kind];
-    if (rank < best.rank || (rank === best.rank && s.since < best.since)) {
-      best = { rank, since: s.since };
-      victim = h;
-    }
-  }
-  if (open < cluster.config.maxConnections || victim === undefined) return;
-  const kind = (["stuck", "idle", "busy"] as const)[best.rank]!;
-  victim.drop(
-    `maxConnections (${cluster.config.maxConnections}) reached on node ${nodeId}; a new connection takes the place of this one, ${kind} for ${Math.round(performance.now() - best.since)} ms`,
-  );
-}
-
-/** Answers one request frame. Never throws: a failure is the exchange's `error` (the connection closes). */
-async function answer(cluster: Cluster, connection: Connection, frame: Uint8Array): Promise<Exchange> {
-  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-  const apiKey = view.getInt16(4);
-  const apiVersion = view.getInt16(6);
-  const correlationId = view.getInt32(8);
-  const base = { connection: connection.id, nodeId: connection.node.nodeId, apiKey, apiVersion, correlationId };
-  const protocol = cluster.protocol.untyped;
-  try {
-    const versions = cluster.versions();
-    const range = versions.get(apiKey);
-    if (apiKey === 18 && range !== undefined && apiVersion > range.max) {
-      // KIP-511: an ApiVersions version this broker cannot parse gets the v0 layout,
-      // UNSUPPORTED_VERSION and the ApiVersions range, so that the client retries with one it has.
-      const response = protocol.encodeResponseFrame(
-        { apiKey, apiVersion: 0, correlationId },
-        { errorCode: UNSUPPORTED_VERSION_ERROR, apiKeys: [{ apiKey, minVersion: range.min, maxVersion: range.max }] },
-      );
-      return { ...base, request: frame, decoded: null, response, error: null };
-    }
-    if (range === undefined || apiVersion < range.min || apiVersion > range.max) {
-      throw new KafkaDecodeError("UNSUPPORTED_VERSION", `api key ${apiKey} v${apiVersion} is not supported`, 4);
-    }
-    if (cluster.saslRequired && !saslAllows(connection, apiKey)) {
-      throw new Error(`Unexpected Kafka request of api key ${apiKey} during SASL authentication`);
-    }
-    // Kafka parses the request struct and ignores what is left in the frame (librdkafka 2.15's
-    // all-topics Metadata v13 carries 3 stray bytes); a body that is short still fails.
-    const decoded = protocol.decodeRequestFrame(frame, { allowTrailingBytes: true });
-    const context: RequestContext = {
-      apiKey: apiKey as ApiKey,
-      apiVersion,
-      header: decoded.header as RequestContext["header"],
-      connection,
-      node: connection.node,
-      cluster,
-    };
-    const handler = cluster.handlers.get(apiKey)!.handler;
-    // Faults and interceptors only when a test registered some: otherwise straight to the handler.
-    const body = cluster.control.active
-      ? await cluster.control.serve(decoded.body as Record<string, unknown>, context, handler)
-      : await handler(decoded.body as never, context);
-    const response =
-      body === null
-        ? null
-        : // encodeResponseFrame fills the fields the handler left out (the response codec's create).
-          protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, body);
-    return { ...base, request: frame, decoded, response, error: null };
-  } catch (e) {
-    return { ...base, request: frame, decoded: null, response: null, error: e as Error };
-  }
 }
