@@ -18,6 +18,7 @@ import type { ApiKey, Connection, RequestContext } from "./types.js";
 
 /** Produce's api key (the request header's first field, bytes 4..5 of the frame). */
 const PRODUCE_API_KEY = 0;
+const ALLOW_TRAILING_BYTES = { allowTrailingBytes: true } as const;
 
 export class ConnectionServer implements ConnectionHolder {
   readonly nodeId: number;
@@ -322,17 +323,39 @@ export function makeRoom(cluster: Cluster, nodeId: number): void {
   );
 }
 
+/** An exchange, always of one shape (one hidden class for every request answered). */
+function exchange(
+  connection: Connection,
+  frame: Uint8Array,
+  apiKey: number,
+  apiVersion: number,
+  correlationId: number,
+  decoded: Exchange["decoded"],
+  response: Uint8Array | null,
+  error: Error | null,
+): Exchange {
+  return {
+    connection: connection.id,
+    nodeId: connection.node.nodeId,
+    apiKey,
+    apiVersion,
+    correlationId,
+    request: frame,
+    decoded,
+    response,
+    error,
+  };
+}
+
 /** Answers one request frame. Never throws: a failure is the exchange's `error` (the connection closes). */
 async function answer(cluster: Cluster, connection: Connection, frame: Uint8Array): Promise<Exchange> {
-  const view = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
-  const apiKey = view.getInt16(4);
-  const apiVersion = view.getInt16(6);
-  const correlationId = view.getInt32(8);
-  const base = { connection: connection.id, nodeId: connection.node.nodeId, apiKey, apiVersion, correlationId };
+  // The request header's first fields (the frame is at least 12 bytes: ConnectionServer.onData).
+  const apiKey = (((frame[4]! << 8) | frame[5]!) << 16) >> 16;
+  const apiVersion = (((frame[6]! << 8) | frame[7]!) << 16) >> 16;
+  const correlationId = (frame[8]! << 24) | (frame[9]! << 16) | (frame[10]! << 8) | frame[11]!;
   const protocol = cluster.protocol.untyped;
   try {
-    const versions = cluster.versions();
-    const range = versions.get(apiKey);
+    const range = cluster.versions().get(apiKey);
     if (apiKey === 18 && range !== undefined && apiVersion > range.max) {
       // KIP-511: an ApiVersions version this broker cannot parse gets the v0 layout,
       // UNSUPPORTED_VERSION and the ApiVersions range, so that the client retries with one it has.
@@ -340,7 +363,7 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
         { apiKey, apiVersion: 0, correlationId },
         { errorCode: UNSUPPORTED_VERSION_ERROR, apiKeys: [{ apiKey, minVersion: range.min, maxVersion: range.max }] },
       );
-      return { ...base, request: frame, decoded: null, response, error: null };
+      return exchange(connection, frame, apiKey, apiVersion, correlationId, null, response, null);
     }
     if (range === undefined || apiVersion < range.min || apiVersion > range.max) {
       throw new KafkaDecodeError("UNSUPPORTED_VERSION", `api key ${apiKey} v${apiVersion} is not supported`, 4);
@@ -350,7 +373,7 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
     }
     // Kafka parses the request struct and ignores what is left in the frame (librdkafka 2.15's
     // all-topics Metadata v13 carries 3 stray bytes); a body that is short still fails.
-    const decoded = protocol.decodeRequestFrame(frame, { allowTrailingBytes: true });
+    const decoded = protocol.decodeRequestFrame(frame, ALLOW_TRAILING_BYTES);
     const context: RequestContext = {
       apiKey: apiKey as ApiKey,
       apiVersion,
@@ -369,8 +392,8 @@ async function answer(cluster: Cluster, connection: Connection, frame: Uint8Arra
         ? null
         : // encodeResponseFrame fills the fields the handler left out (the response codec's create).
           protocol.encodeResponseFrame({ apiKey, apiVersion, correlationId }, body);
-    return { ...base, request: frame, decoded, response, error: null };
+    return exchange(connection, frame, apiKey, apiVersion, correlationId, decoded, response, null);
   } catch (e) {
-    return { ...base, request: frame, decoded: null, response: null, error: e as Error };
+    return exchange(connection, frame, apiKey, apiVersion, correlationId, null, null, e as Error);
   }
 }
