@@ -17,6 +17,7 @@ import { defineProtocol, type ProtocolDefinition } from "../../src/codegen/v1.js
 import { uuidToString, type DecodedRequest, type Protocol, type TypedProtocol } from "../../src/runtime/index.js";
 import { GroupCoordinator } from "./groups.js";
 import { PartitionLog } from "./log.js";
+import { SegmentPool } from "./segment-pool.js";
 import { ProducerStates } from "./producers.js";
 import { FetchSessions } from "./fetch-sessions.js";
 import { TransactionCoordinator } from "./transactions.js";
@@ -291,6 +292,8 @@ export class Cluster {
   readonly transactions: TransactionCoordinator = new TransactionCoordinator(this);
   /** Bytes held by every partition log. */
   storedBytes = 0;
+  /** @internal Where the logs store batches of up to 64 KiB (its memory is reserved on first use). */
+  readonly segments: SegmentPool;
   /** Bytes all connections hold in requests not answered yet (bounded by `maxBufferedBytes`). */
   bufferedBytes = 0;
   /**
@@ -366,6 +369,7 @@ export class Cluster {
       maxMembers: options.maxMembers ?? 100,
       maxFetchWaitMs: options.maxFetchWaitMs ?? 5000,
     };
+    this.segments = new SegmentPool(this.config.maxLogBytes);
     this.groups = new GroupCoordinator(
       {
         initialRebalanceDelayMs: this.config.initialRebalanceDelayMs,
@@ -510,7 +514,7 @@ export class Cluster {
       isr: [...replicas],
       leader: replicas[0]!,
       leaderEpoch: 0,
-      log: new PartitionLog(),
+      log: new PartitionLog(this.segments),
       producers: new ProducerStates(),
     };
   }
@@ -525,6 +529,7 @@ export class Cluster {
     }
     this.topics.delete(name);
     this.topicsById.delete(topic.topicId);
+    this.compactSegments();
     return true;
   }
 
@@ -569,6 +574,7 @@ export class Cluster {
       if (this.closed) return;
       await compactTopic(this, t).catch((e: Error) => this.log(`compacting ${t.name}: ${e.message}`));
     }
+    this.compactSegments();
   }
 
   /**
@@ -644,6 +650,17 @@ export class Cluster {
   deleteRecordsBefore(p: Partition, offset: bigint): void {
     this.storedBytes -= p.log.deleteBefore(offset);
     p.producers.truncateBefore(p.log.logStartOffset);
+    this.compactSegments();
+  }
+
+  /**
+   * Moves the batches out of the segment pool's emptiest segments when deletions left it holding
+   * more than its bound (see segment-pool.ts); called after every deletion.
+   */
+  compactSegments(): void {
+    const sparse = this.segments.sparse();
+    if (sparse === null) return;
+    for (const t of this.topics.values()) for (const p of t.partitions) p.log.moveOutOf(sparse);
   }
 
   /** A timer cleared when the cluster closes (unref'd: it never keeps the process alive). */

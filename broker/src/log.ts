@@ -5,10 +5,14 @@
  *
  * The batches are copied into segments, buffers that each hold many, as Kafka's log segments do:
  * one allocation for many batches instead of one each, which is what the garbage collector pays
- * for (a producer sending 10 KB batches would otherwise allocate 100 buffers a MB).
+ * for (a producer sending 10 KB batches would otherwise allocate 100 buffers a MB). In a cluster,
+ * batches of up to 64 KiB go to its segment pool (segment-pool.ts: one WebAssembly.Memory shared
+ * by every partition, out of V8's external-memory accounting); larger ones, and every batch of a
+ * log without a pool, to segments of the log's own.
  */
 
 import { decodeRecords, withBatchHeader, type Codecs, type RecordBatch } from "../../src/records/index.js";
+import type { SegmentPool } from "./segment-pool.js";
 
 /** Attribute bit 5 (byte 22 of the batch): a control batch. */
 const isControl = (bytes: Uint8Array) => (bytes[22]! & 0x20) !== 0;
@@ -63,6 +67,12 @@ export class PartitionLog {
   private segmentUsed = 0;
 
   /**
+   * `pool`: the cluster's segments, where batches of up to 64 KiB go (see segment-pool.ts); the
+   * log's own segments hold the rest (and everything when there is no pool, or it is full).
+   */
+  constructor(private pool: SegmentPool | null = null) {}
+
+  /**
    * Appends decoded batches (as `decodeRecords` returned them), stamped with the leader epoch
    * (and with `logAppendTime` as their timestamp when given); returns the first one's base offset.
    */
@@ -110,6 +120,8 @@ export class PartitionLog {
 
   /** Room for a batch of `n` bytes: the open segment's next `n` bytes, a new segment's, or a buffer of its own. */
   private slot(n: number): Uint8Array {
+    const pooled = this.pool?.alloc(n);
+    if (pooled !== null && pooled !== undefined) return pooled;
     if (this.segment.length - this.segmentUsed < n) {
       const size = Math.min(SEGMENT_MAX, Math.floor(this.bytes / SEGMENT_SHARE));
       if (n > size / SLOT_SHARE) return new Uint8Array(n);
@@ -131,9 +143,28 @@ export class PartitionLog {
     for (let i = 0; i < this.batches.length; i++) {
       const b = this.batches[i]!;
       if (b.bytes.byteLength === b.bytes.buffer.byteLength) continue; // a buffer of its own
-      const bytes = this.slot(b.bytes.length);
-      bytes.set(b.bytes);
-      this.batches[i] = { ...b, bytes };
+      // The pool's segments are the cluster's to compact (Cluster.compactSegments).
+      if (this.pool?.owns(b.bytes) === true) continue;
+      this.move(i);
+    }
+  }
+
+  /** Copies batch `i` into new room (releasing its old bytes in the pool). */
+  private move(i: number): void {
+    const b = this.batches[i]!;
+    const bytes = this.slot(b.bytes.length);
+    bytes.set(b.bytes);
+    this.pool?.release(b.bytes);
+    this.batches[i] = { ...b, bytes };
+  }
+
+  /** Moves the batches held in the pool's `segments` to new room (the pool's compaction). */
+  moveOutOf(segments: ReadonlySet<number>): void {
+    const pool = this.pool;
+    if (pool === null) return;
+    for (let i = 0; i < this.batches.length; i++) {
+      const bytes = this.batches[i]!.bytes;
+      if (pool.owns(bytes) && segments.has(pool.segmentOf(bytes))) this.move(i);
     }
   }
 
@@ -226,8 +257,11 @@ export class PartitionLog {
     this.logStartOffset = offset;
     let drop = 0;
     let freed = 0;
-    while (drop < this.batches.length && this.batches[drop]!.lastOffset < offset)
-      freed += this.batches[drop++]!.bytes.length;
+    while (drop < this.batches.length && this.batches[drop]!.lastOffset < offset) {
+      const bytes = this.batches[drop++]!.bytes;
+      freed += bytes.length;
+      this.pool?.release(bytes);
+    }
     this.batches.splice(0, drop);
     this.bytes -= freed;
     // Nothing left: the open segment goes too (a batch holding the log start stays, and its segment).
@@ -245,6 +279,7 @@ export class PartitionLog {
   replace(index: number, bytes: Uint8Array | null): void {
     const old = this.batches[index]!;
     this.bytes -= old.bytes.length;
+    this.pool?.release(old.bytes);
     if (bytes === null) {
       this.batches.splice(index, 1);
       return;
@@ -253,8 +288,13 @@ export class PartitionLog {
     this.bytes += bytes.length;
   }
 
-  /** Wakes every waiting Fetch (the log is going away). */
+  /** Wakes every waiting Fetch and gives its batches' room in the pool back (the log is going away). */
   close(): void {
+    // Once: a closed log (its topic deleted) leaves the pool, and whatever still writes to it
+    // (a request or the cleaner that was under way) uses buffers of its own.
+    const pool = this.pool;
+    this.pool = null;
+    if (pool !== null) for (const b of this.batches) pool.release(b.bytes);
     for (const wake of this.waiters) wake();
     this.waiters.clear();
   }
