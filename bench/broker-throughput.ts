@@ -313,9 +313,10 @@ async function main(): Promise<void> {
       `- Date: ${new Date().toISOString()}; ${os.cpus()[0]?.model ?? "?"}, ${os.cpus().length} logical cores; Node.js ${process.version}`,
       `- 1-minute load average ${loads[0]} at start, ${loads[1]} at end`,
       `- kcat on librdkafka ${LIBRDKAFKA_VERSION} (as built by .ci/build-librdkafka.sh: -O0) for both; the mock is the same build`,
-      `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions,`,
-      `  (cold: the first produce to a fresh cluster; then ${warmupRounds} more produces of them and a consume of ${warmupConsume.toLocaleString("en-US")} records as a warm-up`,
-      `  before the produce and consume timed); median of ${reps} interleaved repetitions, each on a fresh cluster`,
+      `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions;`,
+      `  cold: the first produce to a fresh cluster; then ${warmupRounds} more produces of them and a consume of`,
+      `  ${warmupConsume.toLocaleString("en-US")} records as a warm-up before the (warmed) produce and consume;`,
+      `  median of ${reps} interleaved repetitions, each on a fresh cluster`,
       "",
     ];
     const markdown = [...header, ...lines, ""].join("\n");
