@@ -211,15 +211,6 @@ describeShared(
       await admin.deleteTopics({ topics: ["gone"] });
       await admin.disconnect();
       expect(pool.liveBytes).toBeLessThan(before - 7_000_000);
-      console.log(
-        "DBG2",
-        pool.heldBytes / SEGMENT_BYTES,
-        pool.liveBytes / SEGMENT_BYTES,
-        pool.sparse(),
-        (pool as any).live,
-        (pool as any).open,
-        (pool as any).quarantine,
-      );
       expect(pool.heldBytes).toBeLessThanOrEqual(1.1875 * pool.liveBytes + 2 * SEGMENT_BYTES);
     });
   },

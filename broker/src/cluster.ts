@@ -519,8 +519,12 @@ export class Cluster {
     };
   }
 
-  /** Deletes a topic and its logs. Returns false when it does not exist. */
-  deleteTopic(name: string): boolean {
+  /**
+   * Deletes a topic and its logs. Returns false when it does not exist. `compactSegments` false:
+   * the caller deletes more and compacts once after (else the batches of a topic deleted next
+   * could be moved first).
+   */
+  deleteTopic(name: string, compactSegments = true): boolean {
     const topic = this.topics.get(name);
     if (topic === undefined) return false;
     for (const p of topic.partitions) {
@@ -529,7 +533,7 @@ export class Cluster {
     }
     this.topics.delete(name);
     this.topicsById.delete(topic.topicId);
-    this.compactSegments();
+    if (compactSegments) this.compactSegments();
     return true;
   }
 
@@ -634,7 +638,8 @@ export class Cluster {
   reset(): void {
     this.control.clear();
     this.requestLog.clear();
-    for (const name of [...this.topics.keys()]) this.deleteTopic(name);
+    // Every topic goes: nothing left to compact.
+    for (const name of [...this.topics.keys()]) this.deleteTopic(name, false);
     this.groups.reset();
     for (const txn of this.transactions.transactions.values()) if (txn.timer !== null) this.clearTimer(txn.timer);
     this.transactions.transactions.clear();
@@ -900,6 +905,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   let compacting = false;
   const retention = () => {
     for (const t of cluster.topics.values()) cluster.applyRetention(t);
+    // Segments out of quarantine freed, an empty open segment closed, arenas all free dropped.
+    cluster.segments.tidy();
     if (!compacting) {
       compacting = true;
       void cluster.compact().finally(() => (compacting = false));

@@ -24,15 +24,25 @@ export async function compactTopic(cluster: Cluster, topic: Topic, now = Date.no
 /** The log end offset at each partition's last cleaning: a log nothing was appended to since is not cleaned again. */
 const cleanedAt = new WeakMap<Partition, bigint>();
 
+/**
+ * Where a batch is now in the log, by its offsets: the segment pool's compaction replaces a
+ * moved batch's entry (same offsets and bytes, other memory); -1 when it is gone.
+ */
+function indexOf(log: Partition["log"], batch: { baseOffset: bigint; lastOffset: bigint }): number {
+  return log.batches.findIndex((b) => b.baseOffset === batch.baseOffset && b.lastOffset === batch.lastOffset);
+}
+
 async function compactPartition(cluster: Cluster, partition: Partition, tombstonesBefore: bigint): Promise<void> {
   const log = partition.log;
-  const stored = log.batches.slice(0, -1);
+  // A snapshot: retention or DeleteRecords may remove batches while this awaits.
+  const all = log.batches.slice();
+  const stored = all.slice(0, -1);
   if (stored.length === 0 || cleanedAt.get(partition) === log.logEndOffset) return;
   cleanedAt.set(partition, log.logEndOffset);
   // The offset of each key's latest record, over the whole log (the active batch included).
   const decoded: (RecordBatch | null)[] = [];
   const latest = new Map<string, bigint>();
-  for (const b of log.batches) {
+  for (const b of all) {
     const set = await decodeRecords(b.bytes, { codecs: cluster.codecs });
     const batch = set.batches[0] as RecordBatch;
     const usable = batch.magic === 2 && !batch.isControl && !batch.isTransactional && batch.recordsAvailable;
@@ -54,7 +64,7 @@ async function compactPartition(cluster: Cluster, partition: Partition, tombston
     if (keep.length === batch.records.length) continue;
     const old = stored[i]!;
     if (keep.length === 0 && batch.producerId < 0n) {
-      const at = log.batches.indexOf(old);
+      const at = indexOf(log, old);
       if (at >= 0) log.replace(at, null);
       cleaned = true;
       continue;
@@ -82,7 +92,7 @@ async function compactPartition(cluster: Cluster, partition: Partition, tombston
       { validation: "log", codecs: cluster.codecs },
     );
     // The log may have changed while this ran (DeleteRecords, retention): replace only what is still there.
-    const at = log.batches.indexOf(old);
+    const at = indexOf(log, old);
     if (at >= 0) log.replace(at, bytes);
     cleaned = true;
   }

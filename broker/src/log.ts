@@ -98,17 +98,25 @@ export class PartitionLog {
     const baseOffset = this.logEndOffset;
     // message.timestamp.type=LogAppendTime: the broker's clock as the batch's max timestamp,
     // the attribute set and the CRC recomputed (Kafka's LogValidator does the same).
-    const bytes = withBatchHeader(
-      raw,
-      {
-        baseOffset,
-        partitionLeaderEpoch: leaderEpoch,
-        ...(logAppendTime === undefined
-          ? {}
-          : { maxTimestamp: { timestampType: "LogAppendTime", timestamp: logAppendTime } }),
-      },
-      this.slot(raw.length),
-    );
+    const slot = this.slot(raw.length);
+    let bytes: Uint8Array;
+    try {
+      bytes = withBatchHeader(
+        raw,
+        {
+          baseOffset,
+          partitionLeaderEpoch: leaderEpoch,
+          ...(logAppendTime === undefined
+            ? {}
+            : { maxTimestamp: { timestampType: "LogAppendTime", timestamp: logAppendTime } }),
+        },
+        slot,
+      );
+    } catch (e) {
+      // Not stored: its room goes back.
+      this.pool?.release(slot);
+      throw e;
+    }
     const stored = { baseOffset, lastOffset: baseOffset + BigInt(lastOffsetDelta), maxTimestamp, bytes };
     this.batches.push(stored);
     this.logEndOffset = stored.lastOffset + 1n;

@@ -128,6 +128,20 @@ export class SegmentPool {
     return chosen.size === 0 ? null : chosen;
   }
 
+  /**
+   * Frees the segments whose quarantine is over and drops the arenas left all free; closes the
+   * open segment when it holds nothing (so that its arena can go too). The cluster calls it each
+   * second: without it, a pool no longer written to would keep what it had.
+   */
+  tidy(): void {
+    if (this.open >= 0 && this.live[this.open] === 0) {
+      this.retire(this.open);
+      this.open = -1;
+      this.openUsed = 0;
+    }
+    this.thaw();
+  }
+
   private retire(segment: number): void {
     this.inUse--;
     this.quarantine.push({ segment, at: performance.now() });

@@ -146,27 +146,23 @@ export function registerAdminHandlers(cluster: Cluster): void {
       apiVersion >= 6
         ? req.topics.map((t) => ({ name: t.name, topicId: t.topicId }))
         : req.topicNames.map((name) => ({ name: name as string | null, topicId: ZERO_UUID }));
-    return {
-      throttleTimeMs: 0,
-      responses: wanted.map(({ name, topicId }) => {
-        const topic =
-          name !== null
-            ? cluster.topics.get(name)
-            : topicId !== ZERO_UUID
-              ? cluster.topicsById.get(topicId)
-              : undefined;
-        if (topic === undefined) {
-          return {
-            name,
-            topicId,
-            errorCode: errorCode(name === null ? "UNKNOWN_TOPIC_ID" : "UNKNOWN_TOPIC_OR_PARTITION"),
-            errorMessage: null,
-          };
-        }
-        cluster.deleteTopic(topic.name);
-        return { name: topic.name, topicId: topic.topicId, errorCode: NONE, errorMessage: null };
-      }),
-    };
+    const responses = wanted.map(({ name, topicId }) => {
+      const topic =
+        name !== null ? cluster.topics.get(name) : topicId !== ZERO_UUID ? cluster.topicsById.get(topicId) : undefined;
+      if (topic === undefined) {
+        return {
+          name,
+          topicId,
+          errorCode: errorCode(name === null ? "UNKNOWN_TOPIC_ID" : "UNKNOWN_TOPIC_OR_PARTITION"),
+          errorMessage: null,
+        };
+      }
+      // The segment pool is compacted once, after every topic named is gone.
+      cluster.deleteTopic(topic.name, false);
+      return { name: topic.name, topicId: topic.topicId, errorCode: NONE, errorMessage: null };
+    });
+    cluster.compactSegments();
+    return { throttleTimeMs: 0, responses };
   });
 
   h.register(37, (req) => ({

@@ -199,7 +199,8 @@ export class StreamsGroups {
       if (p.log.batches.length > 0)
         out.set(
           p.index,
-          p.log.batches.map((b) => b.bytes),
+          // Copies: a stored batch's bytes are a view of the cluster's segment pool, reused once deleted.
+          p.log.batches.map((b) => b.bytes.slice()),
         );
     return out;
   }
