@@ -34,6 +34,26 @@ describeShared("kafka-wire-broker: the segment pool in a cluster", "kafka-schema
   });
   afterAll(() => cluster?.close());
 
+  /**
+   * A fresh cluster state with topic `cmp` (compacted: 11 batches of key k, the last one active)
+   * whose batches share the pool's segments with those of `filler` (300 of 30 KB): deleting
+   * filler's records leaves cmp's segments sparse.
+   */
+  async function interleaved() {
+    const c = cluster.cluster;
+    await cluster.reset();
+    c.createTopic("cmp", { partitions: 1, configs: { "cleanup.policy": "compact" } });
+    c.createTopic("filler", { partitions: 1 });
+    const filler = c.topics.get("filler")!.partitions[0]!;
+    const cmp = c.topics.get("cmp")!.partitions[0]!;
+    for (let i = 0; i < 300; i++) {
+      appendBatch(filler.log, [{ key: "f", value: new Uint8Array(30_000) }]);
+      if (i % 30 === 0) appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(i) }]);
+    }
+    appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(255) }]);
+    return { c, filler, cmp };
+  }
+
   it("reset copies no batch and takes no new arena; the arenas go back once free", async () => {
     const pool = cluster.cluster.segments;
     const producer = kafka.producer();
@@ -75,17 +95,7 @@ describeShared("kafka-wire-broker: the segment pool in a cluster", "kafka-schema
   });
 
   it("the same cleaning, nothing interleaved, leaves 1 batch", async () => {
-    const c = cluster.cluster;
-    await cluster.reset();
-    c.createTopic("cmp", { partitions: 1, configs: { "cleanup.policy": "compact" } });
-    c.createTopic("filler", { partitions: 1 });
-    const filler = c.topics.get("filler")!.partitions[0]!;
-    const cmp = c.topics.get("cmp")!.partitions[0]!;
-    for (let i = 0; i < 300; i++) {
-      appendBatch(filler.log, [{ key: "f", value: new Uint8Array(30_000) }]);
-      if (i % 30 === 0) appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(i) }]);
-    }
-    appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(255) }]);
+    const { c, cmp } = await interleaved();
     await compactTopic(c, c.topics.get("cmp")!);
     expect(cmp.log.batches.length).toBe(1);
   });
@@ -116,18 +126,7 @@ describeShared("kafka-wire-broker: the segment pool in a cluster", "kafka-schema
   });
 
   it("the pool moving batches during the cleaner's awaits: the pass still cleans", async () => {
-    const c = cluster.cluster;
-    await cluster.reset();
-    c.createTopic("cmp", { partitions: 1, configs: { "cleanup.policy": "compact" } });
-    c.createTopic("filler", { partitions: 1 });
-    const filler = c.topics.get("filler")!.partitions[0]!;
-    const cmp = c.topics.get("cmp")!.partitions[0]!;
-    // Interleave: cmp's batches share segments with filler's; deleting filler leaves them sparse.
-    for (let i = 0; i < 300; i++) {
-      appendBatch(filler.log, [{ key: "f", value: new Uint8Array(30_000) }]);
-      if (i % 30 === 0) appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(i) }]);
-    }
-    appendBatch(cmp.log, [{ key: "k", value: new Uint8Array(100).fill(255) }]);
+    const { c, filler, cmp } = await interleaved();
     expect(cmp.log.batches.length).toBe(11);
     const run = compactTopic(c, c.topics.get("cmp")!);
     // While the cleaner is at its first await: DeleteRecords on filler (compactSegments moves cmp's batches).
