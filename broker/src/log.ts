@@ -6,9 +6,9 @@
  * The batches are copied into segments, buffers that each hold many, as Kafka's log segments do:
  * one allocation for many batches instead of one each, which is what the garbage collector pays
  * for (a producer sending 10 KB batches would otherwise allocate 100 buffers a MB). In a cluster,
- * batches of up to 64 KiB go to its segment pool (segment-pool.ts: one WebAssembly.Memory shared
- * by every partition, out of V8's external-memory accounting); larger ones, and every batch of a
- * log without a pool, to segments of the log's own.
+ * batches of up to 64 KiB go to its segment pool (segment-pool.ts: WebAssembly.Memory arenas
+ * shared by every partition, out of V8's external-memory accounting); larger ones, and every batch
+ * of a log without a pool, to segments of the log's own.
  */
 
 import { decodeRecords, withBatchHeader, type Codecs, type RecordBatch } from "../../src/records/index.js";
