@@ -184,6 +184,12 @@ export interface ClusterOptions {
    * true for the default bounds (the newest 1000), or the bounds. Default off; see request-log.ts.
    */
   readonly requestLog?: boolean | RequestLogOptions;
+  /**
+   * @internal How connections read their sockets: into a slab reused from read to read (default;
+   * see frame-reader.ts), or through Node's 'data' events (false; also where this Node.js cannot
+   * read into a buffer of the broker's own). For the tests of both paths.
+   */
+  readonly slabReads?: boolean;
   /** Called for every request once answered (or not). */
   readonly onExchange?: (exchange: Exchange) => void;
   /** Diagnostics (a closed connection and why). */
@@ -215,6 +221,8 @@ export interface ClusterConfig {
   readonly maxGroups: number;
   readonly maxMembers: number;
   readonly maxFetchWaitMs: number;
+  /** @internal See ClusterOptions.slabReads. */
+  readonly slabReads: boolean;
 }
 
 /** @internal What {@link Cluster.holders} knows of one open connection. */
@@ -368,6 +376,7 @@ export class Cluster {
       maxGroups: options.maxGroups ?? 1000,
       maxMembers: options.maxMembers ?? 100,
       maxFetchWaitMs: options.maxFetchWaitMs ?? 5000,
+      slabReads: options.slabReads ?? true,
     };
     this.segments = new SegmentPool(this.config.maxLogBytes);
     this.groups = new GroupCoordinator(
@@ -544,14 +553,16 @@ export class Cluster {
    * segments; here each batch is its own segment, so retention takes effect at once. Only a
    * retention the topic sets applies: Kafka's default (7 days) would only drop records a test
    * produced with old timestamps, which Kafka keeps until their segment rolls.
+   * `partitions`: those to check (an append checks its own partition; the cluster's timer every
+   * partition each second).
    */
-  applyRetention(topic: Topic, now = Date.now()): void {
+  applyRetention(topic: Topic, now = Date.now(), partitions: readonly Partition[] = topic.partitions): void {
     // Called on every append: the cheap test (no retention set, the usual case) first.
     const ms = BigInt(topic.configs.get("retention.ms") ?? "-1");
     const bytes = Number(topic.configs.get("retention.bytes") ?? "-1");
     if (ms < 0n && bytes < 0) return;
     if (!(topicConfig(topic, "cleanup.policy") ?? "").split(",").includes("delete")) return;
-    for (const p of topic.partitions) {
+    for (const p of partitions) {
       const log = p.log;
       let cut = log.logStartOffset;
       if (ms >= 0n) {
@@ -845,7 +856,8 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   const ids = { next: 0 };
   const listen = async (port: number): Promise<net.Server> => {
     // No server.maxConnections: past the cap, serveConnection closes another connection instead.
-    const server = net.createServer();
+    // Paused: a connection starts reading once ConnectionServer has set up its slab reads.
+    const server = net.createServer({ pauseOnConnect: true });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => {
@@ -905,7 +917,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   let compacting = false;
   const retention = () => {
     for (const t of cluster.topics.values()) cluster.applyRetention(t);
-    // Segments out of quarantine freed, an empty open segment closed, arenas all free dropped.
+    // Segments out of quarantine freed, an empty open segment closed, arenas spare for long dropped.
     cluster.segments.tidy();
     if (!compacting) {
       compacting = true;

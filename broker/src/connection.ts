@@ -13,6 +13,7 @@
 import type net from "node:net";
 import { FrameSplitter, KafkaDecodeError, UNSUPPORTED_VERSION_ERROR } from "../../src/runtime/index.js";
 import type { BrokerNode, Cluster, ClusterOptions, ConnectionHolder, Exchange } from "./cluster.js";
+import { SlabFrameReader, useSlabReads, type FrameSource } from "./frame-reader.js";
 import { CLOSE_AFTER_RESPONSE, saslAllows } from "./handlers/sasl.js";
 import type { ApiKey, Connection, RequestContext } from "./types.js";
 
@@ -23,7 +24,10 @@ const ALLOW_TRAILING_BYTES = { allowTrailingBytes: true } as const;
 export class ConnectionServer implements ConnectionHolder {
   readonly nodeId: number;
   private readonly connection: Connection;
-  private readonly splitter: FrameSplitter;
+  /** Where frames come from: the slab reader, or (where Node.js has no user-buffer reads) 'data' events split. */
+  private readonly frames: FrameSource;
+  private readonly reader: SlabFrameReader | null;
+  private readonly splitter: FrameSplitter | null;
   private readonly queue: Uint8Array[] = [];
   private readonly limit: number;
   private readonly maxBytes: number;
@@ -64,7 +68,6 @@ export class ConnectionServer implements ConnectionHolder {
       session: new Map(),
     };
     const config = cluster.config;
-    this.splitter = new FrameSplitter({ maxFrameSize: config.maxRequestBytes });
     this.limit = config.maxQueuedRequests;
     this.maxBytes = config.maxRequestBytes;
     this.requestTimeoutMs = config.requestTimeoutMs;
@@ -72,8 +75,20 @@ export class ConnectionServer implements ConnectionHolder {
     socket.setTimeout(config.idleTimeoutMs, () => this.drop(`idle for ${config.idleTimeoutMs} ms`));
     cluster.holders.set(id, this);
     this.armDeadline();
-    socket.on("data", (chunk: Buffer) => this.onData(chunk));
     socket.on("error", () => {});
+    const reader = new SlabFrameReader(config.maxRequestBytes);
+    if (config.slabReads && useSlabReads(socket, reader, (nread) => this.onRead(nread))) {
+      this.reader = reader;
+      this.splitter = null;
+      this.frames = reader;
+    } else {
+      this.reader = null;
+      this.splitter = new FrameSplitter({ maxFrameSize: config.maxRequestBytes });
+      this.frames = this.splitter;
+      socket.on("data", (chunk: Buffer) => this.onData(chunk));
+    }
+    // The server accepts sockets paused (pauseOnConnect), so that reads start here, into the slab.
+    socket.resume();
   }
 
   held(): number {
@@ -81,7 +96,7 @@ export class ConnectionServer implements ConnectionHolder {
   }
 
   received(): number {
-    return this.heldBytes - this.splitter.held + this.splitter.buffered;
+    return this.heldBytes - this.frames.held + this.frames.buffered;
   }
 
   standing(): { readonly kind: "stuck" | "idle" | "busy"; readonly since: number } {
@@ -134,8 +149,8 @@ export class ConnectionServer implements ConnectionHolder {
     this.deadline = null;
     if (this.receivingSince === null || this.paused || this.socket.destroyed) return;
     if (performance.now() - this.receivingSince < this.requestTimeoutMs) return this.armDeadline();
-    const splitter = this.splitter;
-    const part = splitter.buffered > 0 ? ` (${splitter.buffered} of ${splitter.held} bytes received)` : "";
+    const frames = this.frames;
+    const part = frames.buffered > 0 ? ` (${frames.buffered} of ${frames.held} bytes received)` : "";
     this.drop(
       this.first
         ? `no complete request within requestTimeoutMs (${this.requestTimeoutMs} ms) of connecting${part}`
@@ -220,10 +235,13 @@ export class ConnectionServer implements ConnectionHolder {
         const frame = queue.shift()!;
         this.hold(-frame.length);
         this.resumeIfRoom();
+        // An interceptor (control) or onExchange may keep the request's bytes: its slab is not reused.
+        const kept = this.onExchange !== undefined || cluster.control.active;
         const exchange = cluster.requestLog.enabled
           ? await cluster.requestLog.record(() => answer(cluster, this.connection, frame))
           : await answer(cluster, this.connection, frame);
         this.onExchange?.(exchange);
+        this.reader?.done(frame, kept);
         await cluster.breathe();
         if (exchange.error !== null) {
           this.drop(`api key ${exchange.apiKey} v${exchange.apiVersion}: ${exchange.error.message}`);
@@ -258,8 +276,24 @@ export class ConnectionServer implements ConnectionHolder {
     }
   }
 
+  /** After a read into the slab reader's region (see useSlabReads); false stops reading. */
+  private onRead(nread: number): boolean {
+    const reader = this.reader!;
+    let frames: readonly Uint8Array[];
+    const before = reader.held;
+    try {
+      frames = reader.filled(nread);
+    } catch (e) {
+      this.drop((e as Error).message);
+      return false;
+    }
+    this.hold(reader.held - before);
+    this.take(frames, null);
+    return !this.socket.destroyed;
+  }
+
   private onData(chunk: Buffer): void {
-    const splitter = this.splitter;
+    const splitter = this.splitter!;
     let frames: Uint8Array[];
     // What the splitter holds for a partial frame: all of it from its size prefix on.
     const before = splitter.held;
@@ -270,24 +304,40 @@ export class ConnectionServer implements ConnectionHolder {
       return;
     }
     this.hold(splitter.held - before);
+    this.take(frames, chunk.buffer);
+  }
+
+  /**
+   * Queues the frames a read completed. `chunk`: the buffer of the 'data' chunk they were split
+   * from; null: they come from the slab reader.
+   */
+  private take(frames: readonly Uint8Array[], chunk: ArrayBufferLike | null): void {
+    const reader = this.reader;
     for (const f of frames) {
       if (f.length < 12) {
         this.drop("a request frame shorter than its header");
         return;
       }
-      // A Produce request that is a view of the chunk stays one: the log copies its record
-      // batches, and nothing else of it is kept, so the chunk (a buffer of its own per read) is
-      // held only until it is answered. Any other view is copied, as its handler may keep views
-      // of it (group member metadata, assignments) that would hold the whole chunk. A frame the
-      // splitter assembled is already a buffer of its own, exactly the frame.
-      this.queue.push(f.buffer !== chunk.buffer || ((f[4]! << 8) | f[5]!) === PRODUCE_API_KEY ? f : new Uint8Array(f));
+      // A Produce request that is a view of the chunk (or slab) stays one: the log copies its
+      // record batches, and nothing else of it is kept, so the chunk is held (the slab not
+      // written) only until it is answered. Any other view is copied, as its handler may keep
+      // views of it (group member metadata, assignments) that would hold the whole chunk or see
+      // the slab written again. A frame assembled from several reads is a buffer of its own.
+      const view = reader === null ? f.buffer === chunk : reader.isView(f);
+      if (view && ((f[4]! << 8) | f[5]!) !== PRODUCE_API_KEY) {
+        this.queue.push(new Uint8Array(f));
+        reader?.done(f, false);
+      } else {
+        this.queue.push(f);
+      }
       this.hold(f.length);
     }
+    const source = this.frames;
     if (frames.length > 0) this.first = false;
     // A frame still partial after this chunk: its deadline runs from its first byte (a frame
     // completed here and another begun restarts it).
-    if (splitter.buffered === 0 && !this.first) this.receivingSince = null;
-    else if (this.receivingSince === null || (frames.length > 0 && splitter.buffered > 0))
+    if (source.buffered === 0 && !this.first) this.receivingSince = null;
+    else if (this.receivingSince === null || (frames.length > 0 && source.buffered > 0))
       this.receivingSince = performance.now();
     if (this.full()) this.pause();
     this.enforceClusterBound();

@@ -10,6 +10,7 @@ import {
   encodeRecords,
   withBatchHeader,
   type Codecs,
+  type DecodeRecordsOptions,
   type RecordBatch,
   type RecordSet,
 } from "../../../src/records/index.js";
@@ -39,30 +40,54 @@ const NONE = 0;
  * writes -1, which the strict decoder reads as records newer than the batch. Only a batch that
  * decodes strictly once so corrected is accepted; otherwise the strict decoder's first error.
  */
-async function decodeProduced(records: Uint8Array, codecs: Codecs | undefined, maxRecords: number): Promise<RecordSet> {
+function decodeProduced(
+  records: Uint8Array,
+  codecs: Codecs | undefined,
+  maxRecords: number,
+): RecordSet | Promise<RecordSet> {
   // decodeRecords checks every record of every batch as it decodes them (Kafka's LogValidator);
-  // a batch whose records failed is not recordsAvailable.
+  // a batch whose records failed is not recordsAvailable. Synchronous for uncompressed batches
+  // (the usual case), so that the handler awaits only when a codec does.
   const options = codecs === undefined ? { maxRecords } : { codecs, maxRecords };
-  let set: RecordSet;
+  let set: RecordSet | Promise<RecordSet>;
   try {
-    set = await decodeRecords(records, options);
+    set = decodeRecords(records, options);
   } catch (strictError) {
-    if (tooManyRecords(strictError)) throw strictError;
-    let fixed: Uint8Array | null = null;
-    try {
-      fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
-    } catch {
-      // Not a timestamp matter: the strict error stands.
-    }
-    if (fixed === null) throw strictError;
-    try {
-      return await decodeRecords(fixed, options);
-    } catch {
-      throw strictError;
-    }
+    return repairProduced(records, options, strictError);
   }
+  return set instanceof Promise
+    ? set.then(
+        (s) => withMaxTimestamps(s, options),
+        (e: unknown) => repairProduced(records, options, e),
+      )
+    : withMaxTimestamps(set, options);
+}
+
+/** `set`, or its bytes decoded again where a batch's maxTimestamp needed correcting. */
+function withMaxTimestamps(set: RecordSet, options: DecodeRecordsOptions): RecordSet | Promise<RecordSet> {
   const fixed = withRecomputedMaxTimestamps(set);
   return fixed === null ? set : decodeRecords(fixed, options);
+}
+
+/** The batches decoded again with their maxTimestamps corrected, else `strictError` (see decodeProduced). */
+async function repairProduced(
+  records: Uint8Array,
+  options: DecodeRecordsOptions,
+  strictError: unknown,
+): Promise<RecordSet> {
+  if (tooManyRecords(strictError)) throw strictError;
+  let fixed: Uint8Array | null = null;
+  try {
+    fixed = withRecomputedMaxTimestamps(await decodeRecords(records, { ...options, lenient: true }));
+  } catch {
+    // Not a timestamp matter: the strict error stands.
+  }
+  if (fixed === null) throw strictError;
+  try {
+    return await decodeRecords(fixed, options);
+  } catch {
+    throw strictError;
+  }
 }
 
 /** The decoder's error for a record set past its `maxRecords` budget. */
@@ -76,23 +101,12 @@ function tooManyRecords(e: unknown): boolean {
  * NO_TIMESTAMP as Kafka starts), so no record is made here.
  */
 function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
-  if (set.incompleteTail !== 0) return null;
-  let changed = false;
-  const parts: Uint8Array[] = [];
-  for (const b of set.batches) {
-    if (b.magic !== 2 || b.timestampType !== "CreateTime" || b.isControl || !b.recordsAvailable) {
-      parts.push(b.raw);
-      continue;
-    }
-    const max = b.recordsMaxTimestamp;
-    if (max === b.maxTimestamp) {
-      parts.push(b.raw);
-    } else {
-      changed = true;
-      parts.push(withBatchHeader(b.raw, { maxTimestamp: { timestampType: "CreateTime", timestamp: max } }));
-    }
-  }
-  if (!changed) return null;
+  if (set.incompleteTail !== 0 || !set.batches.some(needsMaxTimestamp)) return null;
+  const parts = set.batches.map((b) =>
+    needsMaxTimestamp(b)
+      ? withBatchHeader(b.raw, { maxTimestamp: { timestampType: "CreateTime", timestamp: b.recordsMaxTimestamp } })
+      : b.raw,
+  );
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -100,6 +114,17 @@ function withRecomputedMaxTimestamps(set: RecordSet): Uint8Array | null {
     at += p.length;
   }
   return out;
+}
+
+/** Whether a batch's CreateTime maxTimestamp differs from its records' largest timestamp. */
+function needsMaxTimestamp(b: RecordSet["batches"][number]): b is RecordBatch {
+  return (
+    b.magic === 2 &&
+    b.timestampType === "CreateTime" &&
+    !b.isControl &&
+    b.recordsAvailable &&
+    b.recordsMaxTimestamp !== b.maxTimestamp
+  );
 }
 
 /** Leader hint (KIP-951) for a partition: its leader and leader epoch. */
@@ -241,10 +266,12 @@ export function registerCoreHandlers(cluster: Cluster): void {
           continue;
         }
         // Between record sets the other connections are served (one set is decoded in one go).
-        await cluster.breathe();
+        const breath = cluster.breathe();
+        if (breath !== undefined) await breath;
         let batches: RecordBatch[];
         try {
-          const set = await decodeProduced(records, cluster.codecs, recordsLeft);
+          const decoded = decodeProduced(records, cluster.codecs, recordsLeft);
+          const set = decoded instanceof Promise ? await decoded : decoded;
           if (set.incompleteTail !== 0) throw new Error(`${set.incompleteTail} bytes of a partial batch`);
           if (set.batches.some((b) => b.magic !== 2)) {
             fail(errorCode("UNSUPPORTED_FOR_MESSAGE_FORMAT"), "Produce v3+ carries magic-2 record batches only");
@@ -346,7 +373,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
         const baseOffset = log.append(batches, partition!.leaderEpoch, logAppendTime);
         cluster.storedBytes += log.bytes - before;
         if (idempotent) partition!.producers.appended(batch, baseOffset, baseOffset + BigInt(batch.lastOffsetDelta));
-        cluster.applyRetention(topic!);
+        cluster.applyRetention(topic!, Date.now(), [partition!]);
         partitionResponses.push({
           index,
           errorCode: NONE,
