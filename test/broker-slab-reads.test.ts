@@ -1,8 +1,8 @@
 /**
  * The broker's connections read into reused slabs (broker/src/frame-reader.ts) where Node.js
  * allows it, else through 'data' events. Both paths carry kafkajs's produce and consume intact,
- * and a request handed to `onExchange` keeps its bytes after the connection has read megabytes
- * more (its slab is never written again).
+ * and a request handed to `onExchange`, or to a plugin's Produce handler, keeps its bytes after
+ * the connection has read megabytes more (its slab is never written again).
  */
 import { Kafka, logLevel } from "kafkajs";
 import { afterEach, expect, it } from "vitest";
@@ -66,5 +66,26 @@ describeShared("kafka-wire-broker: slab reads", "kafka-schemas", () => {
     expect(kept.length).toBeGreaterThanOrEqual(40);
     const changed = kept.filter((k) => !Buffer.from(k.request).equals(Buffer.from(k.copy))).length;
     expect(changed, "Produce requests whose bytes changed after onExchange saw them").toBe(0);
+  });
+
+  it("a plugin's Produce handler may keep views of its requests' record batches", async () => {
+    const { protocol } = await corpusIndex();
+    const kept: { records: Uint8Array; copy: Uint8Array }[] = [];
+    // Wraps the core Produce handler, keeping every record set it is given (as a plugin may).
+    const keeper = (c: RunningCluster["cluster"]) => {
+      const core = c.handlers.get(0)!.handler;
+      c.handlers.register(0, (req, ctx) => {
+        for (const td of req.topicData)
+          for (const pd of td.partitionData)
+            if (pd.records !== null) kept.push({ records: pd.records, copy: pd.records.slice() });
+        return core(req as never, ctx) as never;
+      });
+    };
+    cluster = await startCluster({ protocol, topics: { t: 1 }, plugins: [keeper] });
+    const { sent, got } = await produceAndConsume(cluster, "t");
+    expect(got).toEqual(sent);
+    expect(kept.length).toBeGreaterThanOrEqual(40);
+    const changed = kept.filter((k) => !Buffer.from(k.records).equals(Buffer.from(k.copy))).length;
+    expect(changed, "record sets whose bytes changed after the plugin's handler kept them").toBe(0);
   });
 });

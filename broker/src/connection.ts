@@ -14,12 +14,14 @@ import type net from "node:net";
 import { FrameSplitter, KafkaDecodeError, UNSUPPORTED_VERSION_ERROR } from "../../src/runtime/index.js";
 import type { BrokerNode, Cluster, ClusterOptions, ConnectionHolder, Exchange } from "./cluster.js";
 import { SlabFrameReader, useSlabReads, type FrameSource } from "./frame-reader.js";
+import { COPYING_HANDLERS } from "./handlers/core.js";
 import { CLOSE_AFTER_RESPONSE, saslAllows } from "./handlers/sasl.js";
 import type { ApiKey, Connection, RequestContext } from "./types.js";
 
 /** Produce's api key (the request header's first field, bytes 4..5 of the frame). */
 const PRODUCE_API_KEY = 0;
 const ALLOW_TRAILING_BYTES = { allowTrailingBytes: true } as const;
+const NO_HANDLER = {};
 
 export class ConnectionServer implements ConnectionHolder {
   readonly nodeId: number;
@@ -235,8 +237,12 @@ export class ConnectionServer implements ConnectionHolder {
         const frame = queue.shift()!;
         this.hold(-frame.length);
         this.resumeIfRoom();
-        // An interceptor (control) or onExchange may keep the request's bytes: its slab is not reused.
-        const kept = this.onExchange !== undefined || cluster.control.active;
+        // An interceptor (control), onExchange or a Produce handler of a plugin's may keep the
+        // request's bytes: its slab is not written again.
+        const kept =
+          this.onExchange !== undefined ||
+          cluster.control.active ||
+          !COPYING_HANDLERS.has(cluster.handlers.get(PRODUCE_API_KEY)?.handler ?? NO_HANDLER);
         const exchange = cluster.requestLog.enabled
           ? await cluster.requestLog.record(() => answer(cluster, this.connection, frame))
           : await answer(cluster, this.connection, frame);

@@ -21,7 +21,7 @@ import type { Init } from "../../../src/runtime/index.js";
 import type { PartitionData } from "../../kafka/FetchResponse.js";
 import type { MetadataResponseTopic } from "../../kafka/MetadataResponse.js";
 import type { PartitionProduceResponse, TopicProduceResponse } from "../../kafka/ProduceResponse.js";
-import type { RequestContext } from "../types.js";
+import type { Handler, RequestContext } from "../types.js";
 import { topicConfig } from "../configs.js";
 import { coordinatorFor } from "./coordinator.js";
 import { FetchSessions, type SessionPartition } from "../fetch-sessions.js";
@@ -32,6 +32,12 @@ const NO_AUTHORIZED_OPERATIONS = -2147483648;
 const TOPIC_OPERATIONS = 0b1101_1111_1000;
 
 const NONE = 0;
+
+/**
+ * Handlers that keep nothing of their request's bytes once answered (the log copies a Produce's
+ * batches): a connection may read into the same memory again (see ConnectionServer.take).
+ */
+export const COPYING_HANDLERS = new WeakSet<object>();
 
 /**
  * The record batches of a Produce partition, decoded strictly, with each CreateTime batch's
@@ -223,7 +229,7 @@ export function registerCoreHandlers(cluster: Cluster): void {
     };
   });
 
-  h.register(0, async (req, ctx) => {
+  const produce: Handler<0> = async (req, ctx) => {
     // Kafka: acks must be -1 (all), 0 or 1; a transactional producer must use -1.
     if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) {
       return {
@@ -387,7 +393,9 @@ export function registerCoreHandlers(cluster: Cluster): void {
     // acks=0: Kafka sends no response at all.
     if (req.acks === 0) return null;
     return { responses, ...(hinted ? { nodeEndpoints: nodeEndpoints(cluster) } : {}) };
-  });
+  };
+  h.register(0, produce);
+  COPYING_HANDLERS.add(produce);
 
   h.register(1, async (req, ctx) => {
     const { apiVersion } = ctx;
