@@ -173,6 +173,31 @@ describe("SlabFrameReader", () => {
     );
   });
 
+  it("once idle (shrink), goes back to a small slab at its next read with nothing partial, and grows again when busy", () => {
+    const reader = new SlabFrameReader(1 << 20); // the default: 32 KiB first, 256 KiB once busy
+    const sent = Array.from({ length: 100 }, (_, i) => frame(5000, i));
+    let n = 0;
+    feed(reader, concat(sent), 8000, (f) => expect(Buffer.from(f).equals(Buffer.from(sent[n++]!))).toBe(true));
+    // What Node holds for the next read (it asks for a region once after each read).
+    const held = reader.region();
+    expect(held.buffer.byteLength).toBe(256 * 1024);
+    reader.shrink();
+    // The region Node holds is not moved: the next read lands in the full slab...
+    const small = frame(10, 1);
+    held.set(small);
+    const got = reader.filled(small.length);
+    expect(got.map((f) => Buffer.from(f).toString("hex"))).toEqual([Buffer.from(small).toString("hex")]);
+    // ...and while its frame is not given back, the slab stays.
+    expect(reader.region().buffer.byteLength).toBe(256 * 1024);
+    reader.done(got[0]!, false);
+    const again = read(reader, frame(3, 2));
+    for (const f of again) reader.done(f, false);
+    expect(reader.region().buffer.byteLength).toBe(32 * 1024);
+    n = 0;
+    feed(reader, concat(sent), 8000, (f) => expect(Buffer.from(f).equals(Buffer.from(sent[n++]!))).toBe(true));
+    expect(reader.region().buffer.byteLength).toBe(256 * 1024);
+  });
+
   it("fails on a size prefix outside 0..maxFrameSize with its offset in the stream, and keeps failing", () => {
     const reader = new SlabFrameReader(1000, SLAB);
     read(reader, frame(10, 1)); // bytes 0..13

@@ -239,6 +239,8 @@ export interface ConnectionHolder {
    */
   standing(): { readonly kind: "stuck" | "idle" | "busy"; readonly since: number };
   drop(why: string): void;
+  /** Called each second: an idle connection gives back what it need not keep (read slabs). */
+  tidy(now: number): void;
 }
 
 /** One partition: its replicas (the first is the preferred leader), leader and log. */
@@ -917,8 +919,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Runnin
   let compacting = false;
   const retention = () => {
     for (const t of cluster.topics.values()) cluster.applyRetention(t);
-    // Segments out of quarantine freed, an empty open segment closed, arenas spare for long dropped.
+    // Segments out of quarantine freed, an empty open segment closed, arenas all free dropped.
     cluster.segments.tidy();
+    const now = performance.now();
+    for (const h of cluster.holders.values()) h.tidy(now);
     if (!compacting) {
       compacting = true;
       void cluster.compact().finally(() => (compacting = false));

@@ -97,6 +97,12 @@ export class ConnectionServer implements ConnectionHolder {
     return this.heldBytes;
   }
 
+  tidy(now: number): void {
+    // Idle for a second: the spare slabs go, and the slab shrinks at its next read.
+    if (this.reader !== null && !this.busy && this.queue.length === 0 && now - this.idleSince >= 1000)
+      this.reader.shrink();
+  }
+
   received(): number {
     return this.heldBytes - this.frames.held + this.frames.buffered;
   }

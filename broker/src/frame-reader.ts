@@ -16,9 +16,10 @@
  * lands right after it, so it is a view too. When less than {@link MIN_READ} bytes are left the
  * partial frame moves to the front: in place when every frame handed out of the slab has been
  * given back ({@link SlabFrameReader.done}), else into a new slab (the old one lives on in the
- * views still held; a new connection's small first slab is replaced by a full one). A frame of
- * more than half the (full) slab is read straight into a buffer of exactly
- * its size, allocated when its size prefix arrives (as FrameSplitter does).
+ * views still held; a new connection's small first slab is replaced by a full one, and an idle
+ * connection's full slab by a small one: {@link SlabFrameReader.shrink}). A frame of more than
+ * half the (full) slab still partial after a read goes on in a buffer of exactly its size, which
+ * the next reads fill directly (as FrameSplitter assembles it).
  */
 
 import type net from "node:net";
@@ -68,6 +69,8 @@ export class SlabFrameReader implements FrameSource {
   private end = 0;
   /** A frame of more than half the slab, read into a buffer of its own. */
   private big: Uint8Array | null = null;
+  /** The connection went idle ({@link shrink}): the next region is in a new small slab, when nothing is partial. */
+  private shrinking = false;
   private bigFilled = 0;
   /** Bytes read so far (error offsets are stream positions). */
   private streamPos = 0;
@@ -106,7 +109,12 @@ export class SlabFrameReader implements FrameSource {
     if (slab === null) {
       slab = this.slab = new Slab(new Uint8Array(Math.min(FIRST_SLAB_BYTES, this.slabBytes)));
     } else if (this.start === this.end && slab.free) {
-      // Nothing partial and nothing handed out: start again at the front (no copy at all).
+      // Nothing partial and nothing handed out: start again at the front (no copy at all), in a
+      // small slab again once the connection went idle.
+      if (this.shrinking && slab.bytes.length > FIRST_SLAB_BYTES) {
+        slab = this.slab = new Slab(new Uint8Array(Math.min(FIRST_SLAB_BYTES, this.slabBytes)));
+      }
+      this.shrinking = false;
       this.start = this.end = 0;
     } else if (slab.bytes.length - this.end < MIN_READ) {
       const rest = this.end - this.start;
@@ -180,6 +188,16 @@ export class SlabFrameReader implements FrameSource {
     }
     this.start = at;
     return frames ?? NO_FRAMES;
+  }
+
+  /**
+   * The connection is idle: the spare slabs go now, and a full slab is replaced by a small one at
+   * the next read's end when nothing of it is partial or handed out (the region Node holds for
+   * that read stays as it is). A busy connection grows again as before.
+   */
+  shrink(): void {
+    this.spare.length = 0;
+    this.shrinking = true;
   }
 
   /** Whether `frame` (from {@link filled}) is a view of the slab, not a buffer of its own. */
