@@ -245,10 +245,12 @@ export class ConnectionServer implements ConnectionHolder {
         this.resumeIfRoom();
         // An interceptor (control), onExchange or a Produce handler of a plugin's may keep the
         // request's bytes: its slab is not written again.
+        // (Worked out only where frames are views of a slab: the 'data' path copies or owns them.)
         const kept =
-          this.onExchange !== undefined ||
-          cluster.control.active ||
-          !COPYING_HANDLERS.has(cluster.handlers.get(PRODUCE_API_KEY)?.handler ?? NO_HANDLER);
+          this.reader !== null &&
+          (this.onExchange !== undefined ||
+            cluster.control.active ||
+            !COPYING_HANDLERS.has(cluster.handlers.get(PRODUCE_API_KEY)?.handler ?? NO_HANDLER));
         const exchange = cluster.requestLog.enabled
           ? await cluster.requestLog.record(() => answer(cluster, this.connection, frame))
           : await answer(cluster, this.connection, frame);

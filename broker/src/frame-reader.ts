@@ -69,9 +69,9 @@ export class SlabFrameReader implements FrameSource {
   private end = 0;
   /** A frame of more than half the slab, read into a buffer of its own. */
   private big: Uint8Array | null = null;
+  private bigFilled = 0;
   /** The connection went idle ({@link shrink}): the next region is in a new small slab, when nothing is partial. */
   private shrinking = false;
-  private bigFilled = 0;
   /** Bytes read so far (error offsets are stream positions). */
   private streamPos = 0;
   private failure: KafkaDecodeError | null = null;
@@ -107,13 +107,11 @@ export class SlabFrameReader implements FrameSource {
     if (this.big !== null) return this.big.subarray(this.bigFilled);
     let slab = this.slab;
     if (slab === null) {
-      slab = this.slab = new Slab(new Uint8Array(Math.min(FIRST_SLAB_BYTES, this.slabBytes)));
+      slab = this.slab = this.firstSlab();
     } else if (this.start === this.end && slab.free) {
       // Nothing partial and nothing handed out: start again at the front (no copy at all), in a
       // small slab again once the connection went idle.
-      if (this.shrinking && slab.bytes.length > FIRST_SLAB_BYTES) {
-        slab = this.slab = new Slab(new Uint8Array(Math.min(FIRST_SLAB_BYTES, this.slabBytes)));
-      }
+      if (this.shrinking && slab.bytes.length > FIRST_SLAB_BYTES) slab = this.slab = this.firstSlab();
       this.shrinking = false;
       this.start = this.end = 0;
     } else if (slab.bytes.length - this.end < MIN_READ) {
@@ -135,6 +133,11 @@ export class SlabFrameReader implements FrameSource {
       this.end = rest;
     }
     return slab.bytes.subarray(this.end);
+  }
+
+  /** A new (or idle) connection's small slab. */
+  private firstSlab(): Slab {
+    return new Slab(new Uint8Array(Math.min(FIRST_SLAB_BYTES, this.slabBytes)));
   }
 
   /**
@@ -207,7 +210,8 @@ export class SlabFrameReader implements FrameSource {
 
   /**
    * A frame handed out by {@link filled} is no longer read. `kept`: something may still hold it
-   * (an onExchange callback, a test's interceptor), so its slab is never written again.
+   * (an onExchange callback, a test's interceptor, a plugin's handler), so its slab is never
+   * written again.
    */
   done(frame: Uint8Array, kept: boolean): void {
     const buffer = frame.buffer;
