@@ -21,10 +21,18 @@
  * (rdkafka_mock.c's `max_size`); ours keeps as much of `warmup` (`retention.bytes`) and all of
  * `bench` (1,000,000 records of 100 bytes are about 110 MB of batches, 3.4 MB a partition).
  * MB/s is record value bytes (10^6 per MB) over the wall time; the medians over repetitions are
- * reported, with the ratio ours ÷ mock (above 1: we are faster). The table is printed and written
- * to bench/broker-results.md. A program, not a test: it asserts nothing about speed.
+ * reported, with the ratio ours ÷ mock (above 1: we are faster), and each cluster's CPU time in
+ * the warmed produce and consume (its process's user + system time).
  *
- *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup-rounds 3 --warmup-consume 300000]
+ * On a 2-core machine kcat's producer uses most of the cores (its threads took 0.5 s of CPU in
+ * the mock's 0.4 s produce), so the CPU a cluster uses is largely taken from kcat. `--pin` (Linux,
+ * taskset) measures the clusters with a core of their own instead: kcat's threads on CPU 0, the
+ * cluster's process on CPU 1.
+ *
+ * The table is printed and written to bench/broker-results.md (`--pin`: broker-results-pinned.md).
+ * A program, not a test: it asserts nothing about speed.
+ *
+ *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup-rounds 3 --warmup-consume 300000 --pin]
  */
 
 import { spawn, type ChildProcess } from "node:child_process";
@@ -84,6 +92,7 @@ async function serve(): Promise<void> {
 /** A cluster in a child process: its bootstrap list, its CPU time so far, and how to stop it. */
 interface Target {
   readonly bootstrap: string;
+  readonly pid: number;
   /** User + system CPU seconds of the cluster's process so far (from /proc). */
   cpu(): Promise<number>;
   stop(): Promise<void>;
@@ -117,6 +126,7 @@ async function startOurs(): Promise<Target> {
   });
   return {
     bootstrap,
+    pid: child.pid!,
     cpu: () => cpuSeconds(child.pid!),
     stop: async () => {
       child.stdin!.end();
@@ -125,23 +135,47 @@ async function startOurs(): Promise<Target> {
   };
 }
 
+/** The mock's librdkafka version string, as its first start reported it (an -O0 build says so). */
+let mockVersion = "";
+
 async function startMock(mockCluster: string): Promise<Target> {
   const mock = await startMockCluster({ mockCluster, brokers: BROKERS, topics: TOPICS, timeoutMs: 30_000 });
-  return { bootstrap: mock.bootstrap, cpu: () => cpuSeconds(mock.pid), stop: () => mock.stop() };
+  mockVersion = mock.version;
+  return { bootstrap: mock.bootstrap, pid: mock.pid, cpu: () => cpuSeconds(mock.pid), stop: () => mock.stop() };
+}
+
+/** `--pin`: the CPU kcat runs on; the clusters get CPU 1. */
+const KCAT_CPU = "0";
+const CLUSTER_CPU = "1";
+
+/** Runs `taskset` to its exit (Linux's util-linux); throws when it fails. */
+async function taskset(args: string[]): Promise<void> {
+  const child = spawn("taskset", args, { stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (s: string) => (stderr += s));
+  const [code] = (await once(child, "close")) as [number | null];
+  if (code !== 0) throw new Error(`taskset ${args.join(" ")} exited with ${code}: ${stderr}`);
+}
+
+/** How kcat is started: its binary, its environment (LD_LIBRARY_PATH), and whether it is pinned (`--pin`). */
+interface Kcat {
+  readonly path: string;
+  readonly env: NodeJS.ProcessEnv;
+  readonly pin: boolean;
 }
 
 /** Runs kcat to its exit within `timeoutMs`; stdin from `input` (a file) or nothing; resolves with the wall time in s. */
 async function runKcat(
-  kcat: string,
-  env: NodeJS.ProcessEnv,
+  kcat: Kcat,
   args: string[],
   options: { input?: string; onStdout?: (chunk: Buffer) => void; timeoutMs: number },
 ): Promise<number> {
   const input = options.input === undefined ? null : await open(options.input, "r");
   try {
+    const [command, argv] = kcat.pin ? ["taskset", ["-c", KCAT_CPU, kcat.path, ...args]] : [kcat.path, args];
     const t0 = performance.now();
-    const child: ChildProcess = spawn(kcat, args, {
-      env,
+    const child: ChildProcess = spawn(command, argv, {
+      env: kcat.env,
       stdio: [input === null ? "ignore" : input.fd, options.onStdout === undefined ? "ignore" : "pipe", "pipe"],
     });
     let stderr = "";
@@ -161,14 +195,8 @@ async function runKcat(
 }
 
 /** Produces the lines of `file` to `topic`; resolves with kcat's wall time (s). */
-function produce(
-  kcat: string,
-  env: NodeJS.ProcessEnv,
-  bootstrap: string,
-  topic: string,
-  file: string,
-): Promise<number> {
-  return runKcat(kcat, env, ["-P", "-b", bootstrap, "-t", topic, "-q", ...PRODUCER_FLAGS], {
+function produce(kcat: Kcat, bootstrap: string, topic: string, file: string): Promise<number> {
+  return runKcat(kcat, ["-P", "-b", bootstrap, "-t", topic, "-q", ...PRODUCER_FLAGS], {
     input: file,
     timeoutMs: 600_000,
   });
@@ -178,18 +206,11 @@ function produce(
  * Consumes `topic` from the beginning: all of it (`-e`, checked to be exactly `records` records
  * of VALUE_BYTES), or only `records` of it (`-c`) when `count` is set; resolves with the wall time (s).
  */
-async function consume(
-  kcat: string,
-  env: NodeJS.ProcessEnv,
-  bootstrap: string,
-  topic: string,
-  records: number,
-  count = false,
-): Promise<number> {
+async function consume(kcat: Kcat, bootstrap: string, topic: string, records: number, count = false): Promise<number> {
   let lines = 0;
   let bytes = 0;
   const until = count ? ["-c", String(records)] : ["-e"];
-  const seconds = await runKcat(kcat, env, ["-C", "-b", bootstrap, "-t", topic, "-q", "-o", "beginning", ...until], {
+  const seconds = await runKcat(kcat, ["-C", "-b", bootstrap, "-t", topic, "-q", "-o", "beginning", ...until], {
     timeoutMs: 600_000,
     onStdout: (chunk) => {
       bytes += chunk.length;
@@ -229,15 +250,17 @@ async function main(): Promise<void> {
       records: { type: "string", default: "1000000" },
       "warmup-rounds": { type: "string", default: "3" },
       "warmup-consume": { type: "string", default: "300000" },
+      pin: { type: "boolean", default: false },
     },
   });
+  const pin = values.pin;
   const reps = Number(values.reps);
   const records = Number(values.records);
   const warmupRounds = Number(values["warmup-rounds"]);
   const warmupConsume = Number(values["warmup-consume"]);
-  const kcat = findKcat();
+  const kcatPath = findKcat();
   const librdkafka = findLibrdkafka();
-  if (kcat === null) {
+  if (kcatPath === null) {
     console.log("[skip] broker throughput: kcat is not on PATH (Debian: apt-get install kcat; .ci/run installs it)");
     return;
   }
@@ -245,7 +268,10 @@ async function main(): Promise<void> {
     console.log(`[skip] broker throughput: ${librdkafkaMissing()}`);
     return;
   }
-  const env = { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir };
+  if (pin && (os.platform() !== "linux" || os.cpus().length < 2)) {
+    throw new Error("--pin needs Linux (taskset) and at least 2 CPUs");
+  }
+  const kcat: Kcat = { path: kcatPath, env: { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir }, pin };
   const dir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-bench-"));
   const loads: string[] = [os.loadavg()[0]!.toFixed(2)];
   try {
@@ -256,28 +282,33 @@ async function main(): Promise<void> {
       [`librdkafka ${LIBRDKAFKA_VERSION} mock`]: () => startMock(librdkafka.mockCluster),
     };
     const names = Object.keys(targets);
-    const results = new Map<string, { cold: number[]; produce: number[]; consume: number[]; cpu: number[] }>(
-      names.map((n) => [n, { cold: [], produce: [], consume: [], cpu: [] }]),
-    );
+    const results = new Map<
+      string,
+      { cold: number[]; produce: number[]; consume: number[]; produceCpu: number[]; consumeCpu: number[] }
+    >(names.map((n) => [n, { cold: [], produce: [], consume: [], produceCpu: [], consumeCpu: [] }]));
     for (let r = 0; r < reps; r++) {
       const order = r % 2 === 0 ? names : [...names].reverse();
       for (const name of order) {
         const target = await targets[name]!();
         try {
-          const cold = await produce(kcat, env, target.bootstrap, "warmup", file);
-          for (let w = 0; w < warmupRounds; w++) await produce(kcat, env, target.bootstrap, "warmup", file);
-          if (warmupConsume > 0) await consume(kcat, env, target.bootstrap, "warmup", warmupConsume, true);
+          // Every thread of the cluster's process (-a), those started later included.
+          if (pin) await taskset(["-a", "-p", "-c", CLUSTER_CPU, String(target.pid)]);
+          const cold = await produce(kcat, target.bootstrap, "warmup", file);
+          for (let w = 0; w < warmupRounds; w++) await produce(kcat, target.bootstrap, "warmup", file);
+          if (warmupConsume > 0) await consume(kcat, target.bootstrap, "warmup", warmupConsume, true);
           const cpu0 = await target.cpu();
-          const p = await produce(kcat, env, target.bootstrap, "bench", file);
-          const c = await consume(kcat, env, target.bootstrap, "bench", records);
-          const cpu = (await target.cpu()) - cpu0;
+          const p = await produce(kcat, target.bootstrap, "bench", file);
+          const cpu1 = await target.cpu();
+          const c = await consume(kcat, target.bootstrap, "bench", records);
+          const cpu2 = await target.cpu();
           const res = results.get(name)!;
           res.cold.push(cold);
           res.produce.push(p);
           res.consume.push(c);
-          res.cpu.push(cpu);
+          res.produceCpu.push(cpu1 - cpu0);
+          res.consumeCpu.push(cpu2 - cpu1);
           console.error(
-            `rep ${r + 1}/${reps} ${name}: cold produce ${cold.toFixed(2)} s; warmed: produce ${p.toFixed(2)} s, consume ${c.toFixed(2)} s, cluster CPU ${cpu.toFixed(2)} s`,
+            `rep ${r + 1}/${reps} ${name}: cold produce ${cold.toFixed(2)} s; warmed: produce ${p.toFixed(2)} s (cluster CPU ${(cpu1 - cpu0).toFixed(2)} s), consume ${c.toFixed(2)} s (cluster CPU ${(cpu2 - cpu1).toFixed(2)} s)`,
           );
         } finally {
           await target.stop();
@@ -290,20 +321,20 @@ async function main(): Promise<void> {
       const res = results.get(name)!;
       const p = median(res.produce);
       const c = median(res.consume);
-      return { name, cold: median(res.cold), p, c, cpu: median(res.cpu) };
+      return { name, cold: median(res.cold), p, c, pCpu: median(res.produceCpu), cCpu: median(res.consumeCpu) };
     };
     const ours = row(names[0]!);
     const mock = row(names[1]!);
     const fmt = (x: number, d = 1) => x.toFixed(d);
     const rate = (s: number) => `${fmt(mb / s)} MB/s, ${Math.round(records / s).toLocaleString("en-US")} records/s`;
     const lines = [
-      "| cluster (3 brokers) | cold produce | produce | consume | cold produce (s) | produce (s) | consume (s) | cluster CPU, produce + consume (s) |",
+      "| cluster (3 brokers) | cold produce | produce | consume | cold produce (s) | produce (s) | consume (s) | cluster CPU: produce, consume (s) |",
       "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
       ...[ours, mock].map(
         (x) =>
-          `| ${x.name} | ${rate(x.cold)} | ${rate(x.p)} | ${rate(x.c)} | ${fmt(x.cold, 2)} | ${fmt(x.p, 2)} | ${fmt(x.c, 2)} | ${fmt(x.cpu, 2)} |`,
+          `| ${x.name} | ${rate(x.cold)} | ${rate(x.p)} | ${rate(x.c)} | ${fmt(x.cold, 2)} | ${fmt(x.p, 2)} | ${fmt(x.c, 2)} | ${fmt(x.pCpu, 2)}, ${fmt(x.cCpu, 2)} |`,
       ),
-      `| ratio (ours ÷ mock throughput) | ${fmt(mock.cold / ours.cold, 2)}× | ${fmt(mock.p / ours.p, 2)}× | ${fmt(mock.c / ours.c, 2)}× | | | | ${fmt(ours.cpu / mock.cpu, 2)}× CPU |`,
+      `| ratio (ours ÷ mock throughput) | ${fmt(mock.cold / ours.cold, 2)}× | ${fmt(mock.p / ours.p, 2)}× | ${fmt(mock.c / ours.c, 2)}× | | | | ${fmt(ours.pCpu / mock.pCpu, 2)}×, ${fmt(ours.cCpu / mock.cCpu, 2)}× CPU |`,
     ];
     const header = [
       "# kafka-wire-broker vs librdkafka's mock cluster",
@@ -312,7 +343,10 @@ async function main(): Promise<void> {
       "",
       `- Date: ${new Date().toISOString()}; ${os.cpus()[0]?.model ?? "?"}, ${os.cpus().length} logical cores; Node.js ${process.version}`,
       `- 1-minute load average ${loads[0]} at start, ${loads[1]} at end`,
-      `- kcat on librdkafka ${LIBRDKAFKA_VERSION} (as built by .ci/build-librdkafka.sh: -O0) for both; the mock is the same build`,
+      `- kcat on librdkafka ${mockVersion} (as built by .ci/build-librdkafka.sh${mockVersion.endsWith("-O0") ? ", unoptimized" : ", optimized"}) for both; the mock is the same build`,
+      pin
+        ? `- pinned (--pin): kcat on CPU ${KCAT_CPU}, the cluster's process on CPU ${CLUSTER_CPU}`
+        : "- not pinned: kcat and the cluster share the machine's cores",
       `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions;`,
       `  cold: the first produce to a fresh cluster; then ${warmupRounds} more produces of them and a consume of`,
       `  ${warmupConsume.toLocaleString("en-US")} records as a warm-up before the (warmed) produce and consume;`,
@@ -321,7 +355,7 @@ async function main(): Promise<void> {
     ];
     const markdown = [...header, ...lines, ""].join("\n");
     console.log(lines.join("\n"));
-    const out = path.join(REPO_ROOT, "bench", "broker-results.md");
+    const out = path.join(REPO_ROOT, "bench", pin ? "broker-results-pinned.md" : "broker-results.md");
     // Loaded here, not at the top: the --serve child (our cluster) does not carry prettier's code.
     const { format, resolveConfig } = await import("prettier");
     await writeFile(out, await format(markdown, { ...(await resolveConfig(out)), filepath: out }));
