@@ -35,7 +35,7 @@
  *   npm run bench:broker:throughput [-- --reps 5 --records 1000000 --warmup-rounds 3 --warmup-consume 300000 --pin]
  */
 
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { mkdtemp, open, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
@@ -237,6 +237,14 @@ async function writeRecords(file: string, count: number): Promise<void> {
   await writeFile(file, buf);
 }
 
+/** An option's value as a whole number of at least `min`, else an error naming the option. */
+function wholeNumber(option: string, value: string, min: number): number {
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < min)
+    throw new Error(`${option} must be a whole number, ${min} or more; got ${value}`);
+  return n;
+}
+
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
   const m = s.length >> 1;
@@ -254,10 +262,12 @@ async function main(): Promise<void> {
     },
   });
   const pin = values.pin;
-  const reps = Number(values.reps);
-  const records = Number(values.records);
-  const warmupRounds = Number(values["warmup-rounds"]);
-  const warmupConsume = Number(values["warmup-consume"]);
+  const reps = wholeNumber("--reps", values.reps, 1);
+  const records = wholeNumber("--records", values.records, 1);
+  const warmupRounds = wholeNumber("--warmup-rounds", values["warmup-rounds"], 0);
+  const warmupConsume = wholeNumber("--warmup-consume", values["warmup-consume"], 0);
+  if (warmupConsume > records)
+    throw new Error(`--warmup-consume (${warmupConsume}) is more than --records (${records})`);
   const kcatPath = findKcat();
   const librdkafka = findLibrdkafka();
   if (kcatPath === null) {
@@ -268,8 +278,10 @@ async function main(): Promise<void> {
     console.log(`[skip] broker throughput: ${librdkafkaMissing()}`);
     return;
   }
-  if (pin && (os.platform() !== "linux" || os.cpus().length < 2)) {
-    throw new Error("--pin needs Linux (taskset) and at least 2 CPUs");
+  if (pin) {
+    if (os.platform() !== "linux" || os.cpus().length < 2) throw new Error("--pin needs Linux and at least 2 CPUs");
+    // util-linux's taskset (Debian: apt-get install util-linux).
+    if (spawnSync("taskset", ["-V"]).error !== undefined) throw new Error("--pin needs taskset (util-linux) on PATH");
   }
   const kcat: Kcat = { path: kcatPath, env: { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir }, pin };
   const dir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-bench-"));
@@ -368,5 +380,10 @@ async function main(): Promise<void> {
 if (process.argv.includes("--serve")) {
   await serve();
 } else {
-  await main();
+  try {
+    await main();
+  } catch (e) {
+    console.error(`bench:broker:throughput: ${(e as Error).message}`);
+    process.exitCode = 1;
+  }
 }
