@@ -28,7 +28,9 @@ PROJECT=.ci/kafka-javascript
 ADDON=node_modules/@confluentinc/kafka-javascript/build/Release/confluent-kafka-javascript.node
 started=$SECONDS
 
-[ -f "$LIBRDKAFKA/lib/librdkafka.so.1" ] || bash .ci/build-librdkafka.sh
+# Brings the library up to date first (a no-op when its cache is): a stale build (another
+# version, or flags since changed) is rebuilt, and the stamp below then differs.
+bash .ci/build-librdkafka.sh
 command -v g++ >/dev/null || {
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq g++
@@ -90,23 +92,24 @@ if find "$pkg/build" -name 'librdkafka*' | grep -q .; then
   exit 1
 fi
 
-echo "$STAMP" >"$staging/.stamp"
 rm -rf "$DEST"
 mv "$staging" "$DEST"
 trap - EXIT
-# A smoke run: the addon loads and reports librdkafka 2.15.1 (an -O0 build would say "2.15.1-O0").
+# A smoke run (where the addon's rpath points, so after the move); the stamp is written only once
+# it passed, and a failed install is removed, so that no later run takes it as cached.
+fail() {
+  echo "install-kafka-javascript: $1" >&2
+  rm -rf "$DEST"
+  exit 1
+}
+# The addon loads and reports librdkafka 2.15.1 (an -O0 build would say "2.15.1-O0").
 linked="$(node -e 'const k = require(process.argv[1]); process.stdout.write(k.librdkafkaVersion)' \
   "$DEST/node_modules/@confluentinc/kafka-javascript")"
 case "$linked" in
 "$LIBRDKAFKA_VERSION") ;;
-*)
-  echo "install-kafka-javascript: the addon runs librdkafka '$linked', expected $LIBRDKAFKA_VERSION" >&2
-  exit 1
-  ;;
+*) fail "the addon runs librdkafka '$linked', expected $LIBRDKAFKA_VERSION (run: bash .ci/build-librdkafka.sh)" ;;
 esac
-ldd "$DEST/$ADDON" | grep -q "$LIBRDKAFKA/lib/librdkafka.so.1" || {
-  echo "install-kafka-javascript: the addon does not load $LIBRDKAFKA/lib/librdkafka.so.1:" >&2
-  ldd "$DEST/$ADDON" >&2
-  exit 1
-}
+ldd "$DEST/$ADDON" | grep -q "$LIBRDKAFKA/lib/librdkafka.so.1" ||
+  fail "the addon does not load $LIBRDKAFKA/lib/librdkafka.so.1: $(ldd "$DEST/$ADDON")"
+echo "$STAMP" >"$DEST/.stamp"
 echo "@confluentinc/kafka-javascript $VERSION: installed into $DEST in $((SECONDS - started)) s"

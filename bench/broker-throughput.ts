@@ -24,10 +24,10 @@
  * reported, with the ratio ours ÷ mock (above 1: we are faster), and each cluster's CPU time in
  * the warmed produce and consume (its process's user + system time).
  *
- * On a 2-core machine kcat's producer uses most of the cores (its threads took 0.5 s of CPU in
- * the mock's 0.4 s produce), so the CPU a cluster uses is largely taken from kcat. `--pin` (Linux,
- * taskset) measures the clusters with a core of their own instead: kcat's threads on CPU 0, the
- * cluster's process on CPU 1.
+ * On a 2-core machine kcat's producer uses most of the cores (its threads took 0.5-0.55 s of CPU
+ * in the mock's 0.4 s produce), so the CPU a cluster uses is largely taken from kcat. `--pin`
+ * (Linux, taskset) gives each side a core instead: kcat's threads and this program (which reads
+ * kcat's output) on CPU 0, the cluster's process on CPU 1.
  *
  * The table is printed and written to bench/broker-results.md (`--pin`: broker-results-pinned.md).
  * A program, not a test: it asserts nothing about speed.
@@ -144,7 +144,13 @@ async function startMock(mockCluster: string): Promise<Target> {
   return { bootstrap: mock.bootstrap, pid: mock.pid, cpu: () => cpuSeconds(mock.pid), stop: () => mock.stop() };
 }
 
-/** `--pin`: the CPU kcat runs on; the clusters get CPU 1. */
+/**
+ * The most `--records`: the mock keeps the last 5 MiB of each partition, `bench`'s too, and
+ * 1,000,000 records spread at random take about 3.4 MB of each of the 32.
+ */
+const MAX_RECORDS = 1_200_000;
+
+/** `--pin`: the CPU kcat (and this program) run on; the clusters get CPU 1. */
 const KCAT_CPU = "0";
 const CLUSTER_CPU = "1";
 
@@ -237,9 +243,9 @@ async function writeRecords(file: string, count: number): Promise<void> {
   await writeFile(file, buf);
 }
 
-/** An option's value as a whole number of at least `min`, else an error naming the option. */
+/** An option's value as a whole number (decimal digits) of at least `min`, else an error naming the option. */
 function wholeNumber(option: string, value: string, min: number): number {
-  const n = Number(value);
+  const n = /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < min)
     throw new Error(`${option} must be a whole number, ${min} or more; got ${value}`);
   return n;
@@ -264,6 +270,9 @@ async function main(): Promise<void> {
   const pin = values.pin;
   const reps = wholeNumber("--reps", values.reps, 1);
   const records = wholeNumber("--records", values.records, 1);
+  if (records > MAX_RECORDS) {
+    throw new Error(`--records is at most ${MAX_RECORDS} (the mock keeps 5 MiB of each partition); got ${records}`);
+  }
   const warmupRounds = wholeNumber("--warmup-rounds", values["warmup-rounds"], 0);
   const warmupConsume = wholeNumber("--warmup-consume", values["warmup-consume"], 0);
   if (warmupConsume > records)
@@ -279,9 +288,13 @@ async function main(): Promise<void> {
     return;
   }
   if (pin) {
-    if (os.platform() !== "linux" || os.cpus().length < 2) throw new Error("--pin needs Linux and at least 2 CPUs");
+    // The CPUs this process may run on (availableParallelism follows the affinity mask on Linux).
+    if (os.platform() !== "linux" || os.availableParallelism() < 2) {
+      throw new Error("--pin needs Linux and at least 2 CPUs");
+    }
     // util-linux's taskset (Debian: apt-get install util-linux).
     if (spawnSync("taskset", ["-V"]).error !== undefined) throw new Error("--pin needs taskset (util-linux) on PATH");
+    await taskset(["-a", "-p", "-c", KCAT_CPU, String(process.pid)]);
   }
   const kcat: Kcat = { path: kcatPath, env: { ...process.env, LD_LIBRARY_PATH: librdkafka.libDir }, pin };
   const dir = await mkdtemp(path.join(os.tmpdir(), "kafka-wire-bench-"));
@@ -338,6 +351,8 @@ async function main(): Promise<void> {
     const ours = row(names[0]!);
     const mock = row(names[1]!);
     const fmt = (x: number, d = 1) => x.toFixed(d);
+    // CPU times come in clock ticks (10 ms): no ratio to a time under one.
+    const cpuRatio = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 1)}×` : "n/a");
     const rate = (s: number) => `${fmt(mb / s)} MB/s, ${Math.round(records / s).toLocaleString("en-US")} records/s`;
     const lines = [
       "| cluster (3 brokers) | cold produce | produce | consume | cold produce (s) | produce (s) | consume (s) | cluster CPU: produce, consume (s) |",
@@ -346,7 +361,7 @@ async function main(): Promise<void> {
         (x) =>
           `| ${x.name} | ${rate(x.cold)} | ${rate(x.p)} | ${rate(x.c)} | ${fmt(x.cold, 2)} | ${fmt(x.p, 2)} | ${fmt(x.c, 2)} | ${fmt(x.pCpu, 2)}, ${fmt(x.cCpu, 2)} |`,
       ),
-      `| ratio (ours ÷ mock throughput) | ${fmt(mock.cold / ours.cold, 2)}× | ${fmt(mock.p / ours.p, 2)}× | ${fmt(mock.c / ours.c, 2)}× | | | | ${fmt(ours.pCpu / mock.pCpu, 2)}×, ${fmt(ours.cCpu / mock.cCpu, 2)}× CPU |`,
+      `| ratio (ours ÷ mock throughput) | ${fmt(mock.cold / ours.cold, 2)}× | ${fmt(mock.p / ours.p, 2)}× | ${fmt(mock.c / ours.c, 2)}× | | | | ${cpuRatio(ours.pCpu, mock.pCpu)}, ${cpuRatio(ours.cCpu, mock.cCpu)} CPU |`,
     ];
     const header = [
       "# kafka-wire-broker vs librdkafka's mock cluster",
@@ -357,7 +372,7 @@ async function main(): Promise<void> {
       `- 1-minute load average ${loads[0]} at start, ${loads[1]} at end`,
       `- kcat on librdkafka ${mockVersion} (as built by .ci/build-librdkafka.sh${mockVersion.endsWith("-O0") ? ", unoptimized" : ", optimized"}) for both; the mock is the same build`,
       pin
-        ? `- pinned (--pin): kcat on CPU ${KCAT_CPU}, the cluster's process on CPU ${CLUSTER_CPU}`
+        ? `- pinned (--pin): kcat and this program on CPU ${KCAT_CPU}, the cluster's process on CPU ${CLUSTER_CPU}`
         : "- not pinned: kcat and the cluster share the machine's cores",
       `- ${records.toLocaleString("en-US")} records of ${VALUE_BYTES} bytes (${fmt(mb)} MB of values) to a topic of ${PARTITIONS} partitions;`,
       `  cold: the first produce to a fresh cluster; then ${warmupRounds} more produces of them and a consume of`,

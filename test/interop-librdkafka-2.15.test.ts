@@ -236,7 +236,9 @@ describeShared(
 
       it("runs on the built library, which no longer auto-creates the topic it consumes", async () => {
         const version = await runKcat(kcat, ["-V"], { timeoutMs: 5_000, env });
-        expect(version.stdout).toContain(`librdkafka ${LIBRDKAFKA_VERSION_STRING} `);
+        expect(version.stdout, "kcat's librdkafka (a stale build: run bash .ci/build-librdkafka.sh)").toContain(
+          `librdkafka ${LIBRDKAFKA_VERSION_STRING} `,
+        );
 
         const mock = await startMockCluster({ mockCluster: librdkafka.mockCluster, timeoutMs: STARTUP_TIMEOUT_MS });
         try {

@@ -249,7 +249,9 @@ const PEERS: readonly PeerSpec[] = [
         rebalanceDelayMs: 0,
         timeoutMs: STARTUP_TIMEOUT_MS,
       });
-      expect(mock.version).toBe(LIBRDKAFKA_VERSION_STRING);
+      expect(mock.version, "the mock's librdkafka (a stale build: run bash .ci/build-librdkafka.sh)").toBe(
+        LIBRDKAFKA_VERSION_STRING,
+      );
       return mock;
     },
     overlap: {
